@@ -1,0 +1,341 @@
+// Package config builds Monitor's typed configuration from the environment
+// contract (MONITOR_*), secret files (*_FILE) and command-line flags.
+//
+// Every option is declared once, in options below, with its environment
+// variable, its flag, its default and its validation. Flags win over the
+// environment, the environment over defaults. The resulting Config value is
+// passed down explicitly; nothing here is global.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Config is the effective configuration of one Monitor process.
+type Config struct {
+	// DataDir holds the embedded database, media objects and other local state.
+	DataDir string
+	// Database selects the store: SQLite in the data dir by default.
+	Database Database
+	// Blob selects where media bytes live: files in the data dir by default.
+	Blob Blob
+	// HTTPAddr is where the REST API, health and metrics endpoints listen.
+	HTTPAddr string
+	// ChannelAddr is where the internal channel API listens (empty: off).
+	ChannelAddr string
+	// ChannelSecret authenticates channel processes to core.
+	ChannelSecret string
+	// FxTwitterURL is the base URL of the FxTwitter API.
+	FxTwitterURL string
+	// TmeURL is the base URL of Telegram's public web preview.
+	TmeURL string
+	// TelegramToken is the Bot API token; when set, serve runs the bot in-process.
+	TelegramToken string
+	// TelegramAPIURL is the base URL of the Bot API.
+	TelegramAPIURL string
+	// MasterKey encrypts account credentials and secret settings.
+	MasterKey string
+	// Queue sizes the River worker pools.
+	Queue Queue
+	// LogLevel is the minimum level of structured logs.
+	LogLevel string
+
+	// values and sources record each option's effective text and where it
+	// came from (flag, env, file, default), for PrintTo.
+	values, sources map[string]string
+}
+
+// Database is the parsed MONITOR_DATABASE_URL.
+type Database struct {
+	// Driver is "sqlite" or "postgres".
+	Driver string
+	// URL is the value as given (for PostgreSQL, the connection string).
+	URL string
+	// Path is the SQLite database file.
+	Path string
+}
+
+// Blob is the parsed MONITOR_BLOB_URL.
+type Blob struct {
+	// Kind is "file" or "s3".
+	Kind string
+	// URL is the value as given.
+	URL string
+	// Dir is the root directory of the file store.
+	Dir string
+}
+
+// Queue holds the worker counts of River's queues.
+type Queue struct {
+	CaptureWorkers  int
+	DownloadWorkers int
+	ControlWorkers  int
+}
+
+// Env reads one environment variable; os.LookupEnv fits.
+type Env func(key string) (string, bool)
+
+// option declares one setting: where it comes from and how it is applied.
+type option struct {
+	env    string
+	flag   string
+	def    string
+	usage  string
+	secret bool
+	// set parses and stores the value; its error says what form is accepted.
+	set func(c *Config, v string) error
+}
+
+// DefaultDataDir is the data directory when MONITOR_DATA_DIR is not set.
+const DefaultDataDir = "./data"
+
+// options is the single list of Monitor's settings. Order matters only for
+// derived defaults: data dir first, since the database and blob store live
+// inside it unless told otherwise.
+func options() []option {
+	return []option{
+		{env: "MONITOR_DATA_DIR", flag: "data-dir", def: DefaultDataDir,
+			usage: "directory for the embedded database and media files",
+			set: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must be a directory path")
+				}
+				c.DataDir = filepath.Clean(v)
+				return nil
+			}},
+		{env: "MONITOR_DATABASE_URL", flag: "database-url", secret: true,
+			usage: "database: sqlite:///path/monitor.db or postgres://user@host/db (default: SQLite in the data dir)",
+			set:   func(c *Config, v string) error { return c.setDatabase(v) }},
+		{env: "MONITOR_BLOB_URL", flag: "blob-url",
+			usage: "media store: file:///path or s3://bucket?endpoint=…&region=… (default: files in the data dir)",
+			set:   func(c *Config, v string) error { return c.setBlob(v) }},
+		{env: "MONITOR_HTTP_ADDR", flag: "http-addr", def: "127.0.0.1:8080",
+			usage: "listen address of the HTTP server, host:port",
+			set: func(c *Config, v string) error {
+				if err := checkAddr(v); err != nil {
+					return err
+				}
+				c.HTTPAddr = v
+				return nil
+			}},
+		{env: "MONITOR_CHANNEL_ADDR", flag: "channel-addr",
+			usage: "listen address of the internal channel API, host:port (empty: off)",
+			set: func(c *Config, v string) error {
+				if v != "" {
+					if err := checkAddr(v); err != nil {
+						return err
+					}
+				}
+				c.ChannelAddr = v
+				return nil
+			}},
+		{env: "MONITOR_CHANNEL_SECRET", secret: true,
+			usage: "shared secret of the internal channel API",
+			set:   func(c *Config, v string) error { c.ChannelSecret = v; return nil }},
+		{env: "MONITOR_FXTWITTER_URL", flag: "fxtwitter-url", def: "https://api.fxtwitter.com",
+			usage: "base URL of the FxTwitter API",
+			set:   func(c *Config, v string) error { return setHTTPURL(&c.FxTwitterURL, v) }},
+		{env: "MONITOR_TME_URL", flag: "tme-url", def: "https://t.me",
+			usage: "base URL of Telegram's public web preview",
+			set:   func(c *Config, v string) error { return setHTTPURL(&c.TmeURL, v) }},
+		{env: "MONITOR_TELEGRAM_TOKEN", secret: true,
+			usage: "Telegram Bot API token (serve runs the bot when set)",
+			set:   func(c *Config, v string) error { c.TelegramToken = v; return nil }},
+		{env: "MONITOR_TELEGRAM_API_URL", flag: "telegram-api-url", def: "https://api.telegram.org",
+			usage: "base URL of the Telegram Bot API",
+			set:   func(c *Config, v string) error { return setHTTPURL(&c.TelegramAPIURL, v) }},
+		{env: "MONITOR_MASTER_KEY", secret: true,
+			usage: "master key for encrypted credentials and settings",
+			set:   func(c *Config, v string) error { c.MasterKey = v; return nil }},
+		{env: "MONITOR_CAPTURE_WORKERS", flag: "capture-workers", def: "4",
+			usage: "workers of the capture queue",
+			set:   func(c *Config, v string) error { return setWorkers(&c.Queue.CaptureWorkers, v) }},
+		{env: "MONITOR_DOWNLOAD_WORKERS", flag: "download-workers", def: "8",
+			usage: "workers of the download queue",
+			set:   func(c *Config, v string) error { return setWorkers(&c.Queue.DownloadWorkers, v) }},
+		{env: "MONITOR_CONTROL_WORKERS", flag: "control-workers", def: "4",
+			usage: "workers of the control queue",
+			set:   func(c *Config, v string) error { return setWorkers(&c.Queue.ControlWorkers, v) }},
+		{env: "MONITOR_LOG_LEVEL", flag: "log-level", def: "info",
+			usage: "log level: debug, info, warn or error",
+			set: func(c *Config, v string) error {
+				switch v {
+				case "debug", "info", "warn", "error":
+					c.LogLevel = v
+					return nil
+				}
+				return errors.New("must be one of debug, info, warn, error")
+			}},
+	}
+}
+
+// RegisterFlags adds the flags named in want (all of them when want is empty)
+// to fs. Options without a flag (secrets) are set only through the environment.
+func RegisterFlags(fs *pflag.FlagSet, want ...string) {
+	for _, o := range options() {
+		if o.flag == "" || (len(want) > 0 && !slices.Contains(want, o.flag)) {
+			continue
+		}
+		usage := o.usage + " (env " + o.env + ")"
+		fs.String(o.flag, o.def, usage)
+	}
+}
+
+// Load builds the configuration: for each option a changed flag in fs wins,
+// then the environment variable, then NAME_FILE for secrets, then the default.
+// fs may be nil. The first invalid value is reported with the variable's name
+// and the accepted form.
+func Load(env Env, fs *pflag.FlagSet) (*Config, error) {
+	c := &Config{values: map[string]string{}, sources: map[string]string{}}
+	for _, o := range options() {
+		v, src, err := lookup(o, env, fs)
+		if err != nil {
+			return nil, err
+		}
+		c.values[o.env], c.sources[o.env] = v, src
+		if err := o.set(c, v); err != nil {
+			name := o.env
+			if src == "flag" {
+				name = "--" + o.flag
+			}
+			return nil, fmt.Errorf("config: %s=%q: %w", name, o.display(v), err)
+		}
+	}
+	// Defaults that derive from the data dir.
+	if c.Database.Driver == "" {
+		c.Database = Database{Driver: "sqlite", Path: filepath.Join(c.DataDir, "monitor.db")}
+		c.Database.URL = "sqlite://" + c.Database.Path
+		c.values["MONITOR_DATABASE_URL"] = c.Database.URL
+	}
+	if c.Blob.Kind == "" {
+		c.Blob = Blob{Kind: "file", Dir: filepath.Join(c.DataDir, "objects")}
+		c.Blob.URL = "file://" + c.Blob.Dir
+		c.values["MONITOR_BLOB_URL"] = c.Blob.URL
+	}
+	return c, nil
+}
+
+func lookup(o option, env Env, fs *pflag.FlagSet) (value, source string, err error) {
+	if fs != nil && o.flag != "" {
+		if f := fs.Lookup(o.flag); f != nil && f.Changed {
+			return f.Value.String(), "flag", nil
+		}
+	}
+	v, ok := env(o.env)
+	if o.secret {
+		file, fileOK := env(o.env + "_FILE")
+		switch {
+		case ok && fileOK && file != "":
+			return "", "", fmt.Errorf("config: both %s and %s_FILE are set; set only one", o.env, o.env)
+		case fileOK && file != "":
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return "", "", fmt.Errorf("config: %s_FILE: cannot read secret file: %w", o.env, err)
+			}
+			return strings.TrimRight(string(b), "\r\n"), "file", nil
+		}
+	}
+	if ok {
+		return v, "env", nil
+	}
+	return o.def, "default", nil
+}
+
+func (c *Config) setDatabase(v string) error {
+	if v == "" {
+		return nil // derived from the data dir after all options are read
+	}
+	const accepted = "use sqlite:///path/to/monitor.db or postgres://user@host:5432/db"
+	u, err := url.Parse(v)
+	if err != nil {
+		return fmt.Errorf("not a URL; %s", accepted)
+	}
+	switch u.Scheme {
+	case "sqlite", "sqlite3":
+		p := u.Opaque
+		if p == "" {
+			p = u.Host + u.Path
+		}
+		if p == "" {
+			return fmt.Errorf("no database file path; %s", accepted)
+		}
+		c.Database = Database{Driver: "sqlite", URL: v, Path: filepath.Clean(p)}
+	case "postgres", "postgresql":
+		c.Database = Database{Driver: "postgres", URL: v}
+	default:
+		return fmt.Errorf("unsupported scheme %q; %s", u.Scheme, accepted)
+	}
+	return nil
+}
+
+func (c *Config) setBlob(v string) error {
+	if v == "" {
+		return nil
+	}
+	const accepted = "use file:///path/to/objects or s3://bucket?endpoint=https://host&region=us-east-1"
+	u, err := url.Parse(v)
+	if err != nil {
+		return fmt.Errorf("not a URL; %s", accepted)
+	}
+	switch u.Scheme {
+	case "file":
+		p := u.Host + u.Path
+		if p == "" {
+			return fmt.Errorf("no directory path; %s", accepted)
+		}
+		c.Blob = Blob{Kind: "file", URL: v, Dir: filepath.Clean(p)}
+	case "s3":
+		if u.Host == "" {
+			return fmt.Errorf("no bucket name; %s", accepted)
+		}
+		c.Blob = Blob{Kind: "s3", URL: v}
+	default:
+		return fmt.Errorf("unsupported scheme %q; %s", u.Scheme, accepted)
+	}
+	return nil
+}
+
+func checkAddr(v string) error {
+	const accepted = "use host:port, e.g. 127.0.0.1:8080 or :8080"
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return fmt.Errorf("not a host:port address; %s", accepted)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 0 to 65535; %s", port, accepted)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("host %q is not a host name or IP address; %s", host, accepted)
+	}
+	return nil
+}
+
+func setHTTPURL(dst *string, v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("must be an http:// or https:// URL with a host")
+	}
+	*dst = strings.TrimRight(v, "/")
+	return nil
+}
+
+func setWorkers(dst *int, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 {
+		return errors.New("must be a whole number from 1 to 1000")
+	}
+	*dst = n
+	return nil
+}
+

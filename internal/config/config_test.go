@@ -1,0 +1,114 @@
+package config
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/require"
+)
+
+func envOf(m map[string]string) Env {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(envOf(nil), nil)
+	require.NoError(t, err)
+	require.Equal(t, "data", c.DataDir)
+	require.Equal(t, Database{Driver: "sqlite", URL: "sqlite://data/monitor.db", Path: "data/monitor.db"}, c.Database)
+	require.Equal(t, Blob{Kind: "file", URL: "file://data/objects", Dir: "data/objects"}, c.Blob)
+	require.Equal(t, "127.0.0.1:8080", c.HTTPAddr)
+	require.Equal(t, Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, c.Queue)
+}
+
+func TestDatabaseURLFollowsDataDir(t *testing.T) {
+	t.Parallel()
+	c, err := Load(envOf(map[string]string{"MONITOR_DATA_DIR": "/srv/monitor"}), nil)
+	require.NoError(t, err)
+	require.Equal(t, "/srv/monitor/monitor.db", c.Database.Path)
+	require.Equal(t, "/srv/monitor/objects", c.Blob.Dir)
+
+	c, err = Load(envOf(map[string]string{"MONITOR_DATABASE_URL": "sqlite:///var/lib/m.db", "MONITOR_BLOB_URL": "s3://media?endpoint=http://127.0.0.1:7070&region=us-east-1"}), nil)
+	require.NoError(t, err)
+	require.Equal(t, "/var/lib/m.db", c.Database.Path)
+	require.Equal(t, "s3", c.Blob.Kind)
+
+	c, err = Load(envOf(map[string]string{"MONITOR_DATABASE_URL": "postgres://monitor_app@127.0.0.1/monitor"}), nil)
+	require.NoError(t, err)
+	require.Equal(t, "postgres", c.Database.Driver)
+}
+
+func TestFlagsWinOverEnv(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	RegisterFlags(fs)
+	require.NoError(t, fs.Parse([]string{"--http-addr", "0.0.0.0:9999"}))
+	c, err := Load(envOf(map[string]string{"MONITOR_HTTP_ADDR": "127.0.0.1:1", "MONITOR_LOG_LEVEL": "debug"}), fs)
+	require.NoError(t, err)
+	require.Equal(t, "0.0.0.0:9999", c.HTTPAddr)
+	require.Equal(t, "debug", c.LogLevel, "env applies where no flag was given")
+}
+
+func TestSecretFromFile(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(p, []byte("s3cr3t\n"), 0o600))
+	c, err := Load(envOf(map[string]string{"MONITOR_TELEGRAM_TOKEN_FILE": p}), nil)
+	require.NoError(t, err)
+	require.Equal(t, "s3cr3t", c.TelegramToken)
+
+	_, err = Load(envOf(map[string]string{"MONITOR_TELEGRAM_TOKEN_FILE": p, "MONITOR_TELEGRAM_TOKEN": "x"}), nil)
+	require.EqualError(t, err, "config: both MONITOR_TELEGRAM_TOKEN and MONITOR_TELEGRAM_TOKEN_FILE are set; set only one")
+
+	_, err = Load(envOf(map[string]string{"MONITOR_MASTER_KEY_FILE": p + ".missing"}), nil)
+	require.ErrorContains(t, err, "config: MONITOR_MASTER_KEY_FILE: cannot read secret file")
+}
+
+func TestInvalidValuesNameTheVariable(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ env, value, want string }{
+		{"MONITOR_DATABASE_URL", "mysql://root:pw@localhost/monitor", `config: MONITOR_DATABASE_URL="mysql://root:xxxxx@localhost/monitor": unsupported scheme "mysql"; use sqlite:///path/to/monitor.db or postgres://user@host:5432/db`},
+		{"MONITOR_DATABASE_URL", "sqlite://", `config: MONITOR_DATABASE_URL="sqlite://": no database file path; use sqlite:///path/to/monitor.db or postgres://user@host:5432/db`},
+		{"MONITOR_BLOB_URL", "ftp://x/y", `config: MONITOR_BLOB_URL="ftp://x/y": unsupported scheme "ftp"; use file:///path/to/objects or s3://bucket?endpoint=https://host&region=us-east-1`},
+		{"MONITOR_HTTP_ADDR", "localhost", `config: MONITOR_HTTP_ADDR="localhost": not a host:port address; use host:port, e.g. 127.0.0.1:8080 or :8080`},
+		{"MONITOR_HTTP_ADDR", "127.0.0.1:http", `config: MONITOR_HTTP_ADDR="127.0.0.1:http": port "http" is not a number from 0 to 65535; use host:port, e.g. 127.0.0.1:8080 or :8080`},
+		{"MONITOR_HTTP_ADDR", "127.0.0.1:70000", `config: MONITOR_HTTP_ADDR="127.0.0.1:70000": port "70000" is not a number from 0 to 65535; use host:port, e.g. 127.0.0.1:8080 or :8080`},
+		{"MONITOR_FXTWITTER_URL", "api.fxtwitter.com", `config: MONITOR_FXTWITTER_URL="api.fxtwitter.com": must be an http:// or https:// URL with a host`},
+		{"MONITOR_CAPTURE_WORKERS", "0", `config: MONITOR_CAPTURE_WORKERS="0": must be a whole number from 1 to 1000`},
+		{"MONITOR_LOG_LEVEL", "loud", `config: MONITOR_LOG_LEVEL="loud": must be one of debug, info, warn, error`},
+	}
+	for _, tc := range cases {
+		_, err := Load(envOf(map[string]string{tc.env: tc.value}), nil)
+		require.EqualError(t, err, tc.want)
+	}
+
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	RegisterFlags(fs, "http-addr")
+	require.NoError(t, fs.Parse([]string{"--http-addr=nope"}))
+	_, err := Load(envOf(nil), fs)
+	require.ErrorContains(t, err, `config: --http-addr="nope": not a host:port address`)
+}
+
+func TestPrintRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	c, err := Load(envOf(map[string]string{
+		"MONITOR_TELEGRAM_TOKEN": "123:ABC",
+		"MONITOR_MASTER_KEY":     "k3y",
+		"MONITOR_DATABASE_URL":   "postgres://monitor_app:hunter2@db/monitor",
+	}), nil)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, c.PrintTo(&buf))
+	out := buf.String()
+	require.NotContains(t, out, "123:ABC")
+	require.NotContains(t, out, "k3y")
+	require.NotContains(t, out, "hunter2")
+	require.Contains(t, out, "MONITOR_TELEGRAM_TOKEN=<redacted>\t# env\n")
+	require.Contains(t, out, "MONITOR_DATABASE_URL=postgres://monitor_app:xxxxx@db/monitor\t# env\n")
+	require.Contains(t, out, "MONITOR_HTTP_ADDR=127.0.0.1:8080\t# default\n")
+	require.Contains(t, out, "MONITOR_CHANNEL_SECRET=\t# default\n")
+}
