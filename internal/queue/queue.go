@@ -1,0 +1,144 @@
+// Package queue runs Monitor's background work on River: the capture,
+// download and control queues, the job kinds (jobs.go) and River's own
+// migrations. Jobs are inserted in the same transaction as the business
+// change that asks for them, so both commit or neither does.
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/monitorhq/monitor/internal/config"
+	"github.com/monitorhq/monitor/internal/store"
+)
+
+// Queue names.
+const (
+	// Capture calls adapters to fetch a target.
+	Capture = "capture"
+	// Download streams media into the blob store.
+	Download = "download"
+	// Control finalizes captures and schedules follow-up work.
+	Control = "control"
+)
+
+// Queue is a River client bound to the store's write connection.
+type Queue struct {
+	client *river.Client[*sql.Tx]
+	log    *slog.Logger
+}
+
+// Register adds job workers to River's bundle; business packages pass their
+// workers in through it.
+type Register func(w *river.Workers)
+
+// New builds the queue on st's write connection. Workers of every kind in
+// jobs.go must be registered by the given functions or by this package.
+func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Register) (*Queue, error) {
+	if st.Driver() != "sqlite" {
+		return nil, fmt.Errorf("queue: no River driver for %s in this build", st.Driver())
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &noopWorker{})
+	for _, r := range register {
+		r(workers)
+	}
+	client, err := river.NewClient(riversqlite.New(st.WriteDB()), &river.Config{
+		Logger: log.With(slog.String("component", "river")),
+		Queues: map[string]river.QueueConfig{
+			Capture:  {MaxWorkers: cfg.CaptureWorkers},
+			Download: {MaxWorkers: cfg.DownloadWorkers},
+			Control:  {MaxWorkers: cfg.ControlWorkers},
+		},
+		Workers: workers,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	return &Queue{client: client, log: log}, nil
+}
+
+// Start begins working jobs until Stop.
+func (q *Queue) Start(ctx context.Context) error {
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("queue: start: %w", err)
+	}
+	return nil
+}
+
+// Stop waits for running jobs to finish until ctx ends, then cancels them.
+func (q *Queue) Stop(ctx context.Context) error {
+	err := q.client.Stop(ctx)
+	if err == nil {
+		return nil
+	}
+	q.log.WarnContext(ctx, "jobs did not finish in time; cancelling them", slog.Any("err", err))
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopCancelGrace)
+	defer cancel()
+	return q.client.StopAndCancel(cctx)
+}
+
+// InsertTx adds a job inside a business transaction: it exists only if tx
+// commits.
+func (q *Queue) InsertTx(ctx context.Context, tx *store.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobRow, error) {
+	res, err := q.client.InsertTx(ctx, tx.SQL(), args, opts)
+	if err != nil {
+		return nil, fmt.Errorf("queue: insert %s: %w", args.Kind(), err)
+	}
+	return res.Job, nil
+}
+
+// Client is the River client, for the admin queue view and tests.
+func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
+
+// Migrate applies River's pending migrations, one version per transaction.
+func Migrate(ctx context.Context, st *store.Store, log *slog.Logger) error {
+	m, err := migrator(st, log)
+	if err != nil {
+		return err
+	}
+	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("queue: migrate: %w", err)
+	}
+	for _, v := range res.Versions {
+		log.InfoContext(ctx, "applied queue migration", slog.Int("version", v.Version), slog.String("name", v.Name))
+	}
+	return nil
+}
+
+// Verify reports whether River's migrations are all applied.
+func Verify(ctx context.Context, st *store.Store, log *slog.Logger) error {
+	m, err := migrator(st, log)
+	if err != nil {
+		return err
+	}
+	res, err := m.Validate(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("queue: check migrations: %w", err)
+	}
+	if !res.OK {
+		return fmt.Errorf("queue: migrations pending (%v); run `monitor migrate`", res.Messages)
+	}
+	return nil
+}
+
+func migrator(st *store.Store, log *slog.Logger) (*rivermigrate.Migrator[*sql.Tx], error) {
+	if st.Driver() != "sqlite" {
+		return nil, fmt.Errorf("queue: no River driver for %s in this build", st.Driver())
+	}
+	m, err := rivermigrate.New(riversqlite.New(st.WriteDB()), &rivermigrate.Config{
+		Logger: log.With(slog.String("component", "rivermigrate")),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	return m, nil
+}

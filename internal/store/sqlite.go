@@ -1,0 +1,168 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/sqlite/*.sql
+var sqliteMigrations embed.FS
+
+// sqliteDialect is the embedded default: one SQLite file in the data dir.
+type sqliteDialect struct{}
+
+func (sqliteDialect) name() string { return "sqlite" }
+
+func (sqliteDialect) migrations() fs.FS {
+	sub, err := fs.Sub(sqliteMigrations, "migrations/sqlite")
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+func (sqliteDialect) isUniqueViolation(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+func (sqliteDialect) tableExistsQuery() string {
+	return `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = $1`
+}
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// sqlitePragmas are applied to every connection: WAL so readers never block
+// the writer, a busy timeout instead of immediate SQLITE_BUSY, foreign keys
+// on, and NORMAL sync, which is durable across process crashes in WAL mode.
+var sqlitePragmas = []string{
+	"journal_mode(WAL)",
+	"busy_timeout(5000)",
+	"synchronous(NORMAL)",
+	"foreign_keys(1)",
+}
+
+func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: database path %s: %w", path, err)
+	}
+	if strings.ContainsAny(abs, "?#") {
+		return nil, fmt.Errorf("store: database path %s must not contain '?' or '#'", abs)
+	}
+	if err := checkSQLiteFile(abs); err != nil {
+		return nil, err
+	}
+
+	write, err := sql.Open("sqlite", sqliteDSN(abs, false))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	// One writer: SQLite serializes writes anyway, and a single connection
+	// turns lock contention into an orderly queue in database/sql.
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+
+	read, err := sql.Open("sqlite", sqliteDSN(abs, true))
+	if err != nil {
+		_ = write.Close()
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	n := max(2, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+
+	s := &Store{d: sqliteDialect{}, write: write, read: read, log: log}
+	// The first statement on a connection applies the pragmas; touching the
+	// schema surfaces "not a database" and permission problems now, not later.
+	if _, err := write.ExecContext(ctx, "SELECT count(*) FROM sqlite_schema"); err != nil {
+		_ = s.Close()
+		return nil, sqliteOpenError(abs, err)
+	}
+	if _, err := read.ExecContext(ctx, "SELECT count(*) FROM sqlite_schema"); err != nil {
+		_ = s.Close()
+		return nil, sqliteOpenError(abs, err)
+	}
+	return s, nil
+}
+
+func sqliteDSN(path string, readOnly bool) string {
+	q := url.Values{}
+	for _, p := range sqlitePragmas {
+		q.Add("_pragma", p)
+	}
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	q.Set("_time_format", "sqlite")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// checkSQLiteFile refuses, before SQLite touches it, a file that exists and
+// is not an SQLite database, so that nothing is written into it.
+func checkSQLiteFile(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("store: database directory %s: %w; create it or set MONITOR_DATA_DIR", dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("store: database directory %s is not a directory; set MONITOR_DATA_DIR or MONITOR_DATABASE_URL", dir)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: database file %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return fmt.Errorf("store: database file %s is a directory; point MONITOR_DATABASE_URL at a file", path)
+	}
+	head := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF || err == nil) {
+		return nil // an empty file becomes a new database
+	}
+	if !bytes.Equal(head[:n], sqliteHeader) {
+		return fmt.Errorf("store: %s is not an SQLite database; move it away or point MONITOR_DATABASE_URL at another file", path)
+	}
+	return nil
+}
+
+func sqliteOpenError(path string, err error) error {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("store: %s is not an SQLite database; move it away or point MONITOR_DATABASE_URL at another file", path)
+		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:
+			return fmt.Errorf("store: cannot open %s for writing (%v); check the permissions of the file and its directory", path, err)
+		}
+	}
+	return fmt.Errorf("store: open %s: %w", path, err)
+}

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Tenant statuses.
+const (
+	TenantPending  = "pending"
+	TenantEnabled  = "enabled"
+	TenantDisabled = "disabled"
+	TenantArchived = "archived"
+)
+
+// Tenant kinds: a personal tenant is created on a person's first contact
+// through a channel; a managed one by an operator.
+const (
+	TenantPersonal = "personal"
+	TenantManaged  = "managed"
+)
+
+// Tenant owns saved collections, tokens and identities, and is the unit of
+// quota and limits.
+type Tenant struct {
+	ID     uuid.UUID
+	Name   string
+	Kind   string
+	Status string
+	// QuotaBytes is the storage quota; nil means unlimited.
+	QuotaBytes    *int64
+	ReservedBytes int64
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+const tenantColumns = `id, name, kind, status, quota_bytes, reserved_bytes, created_at, updated_at`
+
+func scanTenant(row interface{ Scan(...any) error }) (Tenant, error) {
+	var t Tenant
+	var quota sql.NullInt64
+	err := row.Scan(&t.ID, &t.Name, &t.Kind, &t.Status, &quota, &t.ReservedBytes, &t.CreatedAt, &t.UpdatedAt)
+	if quota.Valid {
+		t.QuotaBytes = &quota.Int64
+	}
+	return t, err
+}
+
+// TenantInsert creates a tenant; a taken name is ErrConflict. Zero ID and
+// times are filled in.
+func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
+	if t.ID == uuid.Nil {
+		t.ID = uuid.Must(uuid.NewV7())
+	}
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = now()
+	}
+	t.UpdatedAt = t.CreatedAt
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO tenants (id, name, kind, status, quota_bytes, reserved_bytes, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		t.ID, t.Name, t.Kind, t.Status, t.QuotaBytes, t.ReservedBytes, t.CreatedAt, t.UpdatedAt)
+	return t, wrap(tx.d, "insert tenant", err)
+}
+
+// TenantGetByName finds a tenant by its unique name.
+func (s *Store) TenantGetByName(ctx context.Context, name string) (Tenant, error) {
+	return tenantGetByName(ctx, s.d, s.read, name)
+}
+
+// TenantGetByName finds a tenant by its unique name inside the transaction.
+func (tx *Tx) TenantGetByName(ctx context.Context, name string) (Tenant, error) {
+	return tenantGetByName(ctx, tx.d, tx.tx, name)
+}
+
+func tenantGetByName(ctx context.Context, d dialect, q querier, name string) (Tenant, error) {
+	t, err := scanTenant(q.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE name = $1`, name))
+	return t, wrap(d, "get tenant by name", err)
+}
+
+// TenantGetByID finds a tenant by id.
+func (s *Store) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error) {
+	t, err := scanTenant(s.read.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+	return t, wrap(s.d, "get tenant by id", err)
+}

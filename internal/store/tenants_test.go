@@ -1,0 +1,102 @@
+package store_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/store/storetest"
+)
+
+func TestTenants(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		quota := int64(10 << 20)
+		var created store.Tenant
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			created, err = tx.TenantInsert(ctx, store.Tenant{Name: "alice", Kind: store.TenantManaged, Status: store.TenantEnabled, QuotaBytes: &quota})
+			return err
+		})
+		require.NoError(t, err)
+		require.NotEqual(t, uuid.Nil, created.ID)
+
+		got, err := st.TenantGetByName(ctx, "alice")
+		require.NoError(t, err)
+		require.Equal(t, created.ID, got.ID)
+		require.Equal(t, quota, *got.QuotaBytes)
+		require.Equal(t, store.TenantEnabled, got.Status)
+		require.True(t, created.CreatedAt.Equal(got.CreatedAt))
+
+		byID, err := st.TenantGetByID(ctx, created.ID)
+		require.NoError(t, err)
+		require.Equal(t, "alice", byID.Name)
+
+		err = st.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.TenantInsert(ctx, store.Tenant{Name: "alice", Kind: store.TenantManaged, Status: store.TenantEnabled})
+			return err
+		})
+		require.ErrorIs(t, err, store.ErrConflict)
+
+		_, err = st.TenantGetByName(ctx, "bob")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		_, err = st.TenantGetByID(ctx, uuid.New())
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+}
+
+func TestTokens(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		digest := sha256.Sum256([]byte("secret"))
+		var tok store.Token
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			tenant, err := tx.TenantInsert(ctx, store.Tenant{Name: "carol", Kind: store.TenantManaged, Status: store.TenantEnabled})
+			if err != nil {
+				return err
+			}
+			tok, err = tx.TokenInsert(ctx, store.Token{TenantID: tenant.ID, Name: "cli", Digest: digest[:]})
+			return err
+		})
+		require.NoError(t, err)
+
+		got, err := st.TokenGetByDigest(ctx, digest[:])
+		require.NoError(t, err)
+		require.Equal(t, tok.ID, got.ID)
+		require.Equal(t, tok.TenantID, got.TenantID)
+		require.Nil(t, got.RevokedAt)
+
+		other := sha256.Sum256([]byte("other"))
+		_, err = st.TokenGetByDigest(ctx, other[:])
+		require.ErrorIs(t, err, store.ErrNotFound)
+
+		err = st.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.TokenInsert(ctx, store.Token{TenantID: uuid.New(), Name: "orphan", Digest: other[:]})
+			return err
+		})
+		require.Error(t, err, "a token must belong to an existing tenant")
+	})
+}
+
+func TestInTxRollsBackOnError(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		boom := context.Canceled
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.TenantInsert(ctx, store.Tenant{Name: "dave", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
+				return err
+			}
+			return boom
+		})
+		require.ErrorIs(t, err, boom)
+		_, err = st.TenantGetByName(ctx, "dave")
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+}
