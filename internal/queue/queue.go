@@ -100,7 +100,7 @@ func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
 
 // Migrate applies River's pending migrations, one version per transaction.
 func Migrate(ctx context.Context, st *store.Store, log *slog.Logger) error {
-	m, err := migrator(st, log)
+	m, err := migrator(st)
 	if err != nil {
 		return err
 	}
@@ -115,8 +115,8 @@ func Migrate(ctx context.Context, st *store.Store, log *slog.Logger) error {
 }
 
 // Verify reports whether River's migrations are all applied.
-func Verify(ctx context.Context, st *store.Store, log *slog.Logger) error {
-	m, err := migrator(st, log)
+func Verify(ctx context.Context, st *store.Store) error {
+	m, err := migrator(st)
 	if err != nil {
 		return err
 	}
@@ -130,12 +130,14 @@ func Verify(ctx context.Context, st *store.Store, log *slog.Logger) error {
 	return nil
 }
 
-func migrator(st *store.Store, log *slog.Logger) (*rivermigrate.Migrator[*sql.Tx], error) {
+func migrator(st *store.Store) (*rivermigrate.Migrator[*sql.Tx], error) {
 	if st.Driver() != "sqlite" {
 		return nil, fmt.Errorf("queue: no River driver for %s in this build", st.Driver())
 	}
+	// River's migrator logs every no-op run; Migrate logs what it applied
+	// and errors are returned, so its own log adds nothing.
 	m, err := rivermigrate.New(riversqlite.New(st.WriteDB()), &rivermigrate.Config{
-		Logger: log.With(slog.String("component", "rivermigrate")),
+		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)

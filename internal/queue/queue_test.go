@@ -23,7 +23,7 @@ func startQueue(t *testing.T, st *store.Store) *queue.Queue {
 	ctx := context.Background()
 	log := storetest.Logger(t)
 	require.NoError(t, queue.Migrate(ctx, st, log))
-	require.NoError(t, queue.Verify(ctx, st, log))
+	require.NoError(t, queue.Verify(ctx, st))
 	q, err := queue.New(st, testQueueConfig, log)
 	require.NoError(t, err)
 	require.NoError(t, q.Start(ctx))
@@ -115,6 +115,6 @@ func TestJobRollsBackWithTransaction(t *testing.T) {
 func TestVerifyReportsPendingMigrations(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t, "sqlite")
-	err := queue.Verify(context.Background(), st, storetest.Logger(t))
+	err := queue.Verify(context.Background(), st)
 	require.ErrorContains(t, err, "run `monitor migrate`")
 }

@@ -47,7 +47,7 @@ func OpenStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stor
 	if Embedded(cfg) {
 		err = migrate(ctx, st, log)
 	} else {
-		err = errors.Join(st.Verify(ctx), queue.Verify(ctx, st, log))
+		err = errors.Join(st.Verify(ctx), queue.Verify(ctx, st))
 	}
 	if err != nil {
 		_ = st.Close()

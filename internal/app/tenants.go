@@ -1,0 +1,79 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/monitorhq/monitor/internal/store"
+)
+
+// ErrInvalid marks an error in what the caller asked for; the message says
+// what is accepted.
+var ErrInvalid = errors.New("invalid input")
+
+// userError is an error whose message is written for the person who asked;
+// it still matches the underlying sentinel with errors.Is.
+type userError struct {
+	msg string
+	err error
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.err }
+
+// errorf builds a userError around the sentinel err.
+func errorf(err error, format string, args ...any) error {
+	return &userError{msg: fmt.Sprintf(format, args...), err: err}
+}
+
+// maxNameLen bounds tenant and token names.
+const maxNameLen = 64
+
+// CreateTenant creates a managed tenant, enabled at once, with an optional
+// storage quota (nil: unlimited).
+func (a *App) CreateTenant(ctx context.Context, name string, quotaBytes *int64) (store.Tenant, error) {
+	if err := checkName("tenant name", name); err != nil {
+		return store.Tenant{}, err
+	}
+	if quotaBytes != nil && *quotaBytes < 0 {
+		return store.Tenant{}, errorf(ErrInvalid, "quota must be zero or more bytes")
+	}
+	var t store.Tenant
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		t, err = tx.TenantInsert(ctx, store.Tenant{
+			Name:       name,
+			Kind:       store.TenantManaged,
+			Status:     store.TenantEnabled,
+			QuotaBytes: quotaBytes,
+		})
+		return err
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return store.Tenant{}, errorf(err, "tenant %q already exists; choose another name", name)
+	}
+	return t, err
+}
+
+// tenantByName finds a tenant, saying how to create one when it is missing.
+func (a *App) tenantByName(ctx context.Context, name string) (store.Tenant, error) {
+	t, err := a.store.TenantGetByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return t, errorf(err, "no tenant named %q; create it with `monitor admin tenant create %s`", name, name)
+	}
+	return t, err
+}
+
+// checkName accepts 1–64 letters, digits, '.', '_' and '-'.
+func checkName(what, name string) error {
+	if name == "" || len(name) > maxNameLen {
+		return errorf(ErrInvalid, "%s must be 1 to %d characters", what, maxNameLen)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return errorf(ErrInvalid, "%s %q may only contain letters, digits, '.', '_' and '-'", what, name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/store/storetest"
+)
+
+func TestCreateTenantAndToken(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		a := app.New(st, storetest.Logger(t))
+		quota := int64(1 << 30)
+		tenant, err := a.CreateTenant(ctx, "alice", &quota)
+		require.NoError(t, err)
+		require.Equal(t, store.TenantEnabled, tenant.Status)
+
+		_, err = a.CreateTenant(ctx, "alice", nil)
+		require.ErrorIs(t, err, store.ErrConflict)
+		require.ErrorContains(t, err, `tenant "alice" already exists`)
+
+		token, tok, err := a.CreateToken(ctx, "alice", "laptop")
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(token, "mon_"))
+		require.Len(t, token, 4+43)
+		require.Equal(t, tenant.ID, tok.TenantID)
+
+		// Only the digest is stored, and it finds the token again.
+		require.NotEqual(t, []byte(token), tok.Digest)
+		got, err := st.TokenGetByDigest(ctx, app.TokenDigest(token))
+		require.NoError(t, err)
+		require.Equal(t, tok.ID, got.ID)
+		require.False(t, bytes.Contains(got.Digest, []byte(token[4:])))
+
+		token2, _, err := a.CreateToken(ctx, "alice", "")
+		require.NoError(t, err)
+		require.NotEqual(t, token, token2)
+
+		_, _, err = a.CreateToken(ctx, "nobody", "")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.ErrorContains(t, err, "no tenant named \"nobody\"; create it with `monitor admin tenant create nobody`")
+	})
+}
+
+func TestTenantNameValidation(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t, "sqlite")
+	a := app.New(st, storetest.Logger(t))
+	for _, name := range []string{"", "has space", "semi;colon", strings.Repeat("x", 65), "../etc"} {
+		_, err := a.CreateTenant(context.Background(), name, nil)
+		require.ErrorIs(t, err, app.ErrInvalid, name)
+	}
+	neg := int64(-1)
+	_, err := a.CreateTenant(context.Background(), "ok", &neg)
+	require.ErrorIs(t, err, app.ErrInvalid)
+}
