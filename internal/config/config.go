@@ -338,4 +338,3 @@ func setWorkers(dst *int, v string) error {
 	*dst = n
 	return nil
 }
-
