@@ -2,17 +2,12 @@ package queue
 
 import (
 	"context"
-	"time"
 
 	"github.com/riverqueue/river"
 )
 
 // This file lists every job kind Monitor runs, so the pipeline can be read
 // in one place.
-
-// stopCancelGrace is how long cancelled jobs get to return after Stop's
-// deadline has passed.
-const stopCancelGrace = 2 * time.Second
 
 // NoopArgs is a job that does nothing. It proves the queue end to end
 // (insert, fetch, work, complete) in tests and operations checks.

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -28,6 +29,13 @@ const (
 	// Control finalizes captures and schedules follow-up work.
 	Control = "control"
 )
+
+// stopCancelGrace is how long cancelled jobs get to return after Stop's
+// deadline has passed.
+const stopCancelGrace = 2 * time.Second
+
+// fetchCooldown is the least time between two fetches of one queue.
+const fetchCooldown = 5 * time.Millisecond
 
 // Queue is a River client bound to the store's write connection.
 type Queue struct {
@@ -58,6 +66,10 @@ func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Regist
 			Control:  {MaxWorkers: cfg.ControlWorkers},
 		},
 		Workers: workers,
+		// A queue fetches at most as many jobs as it has free workers, then
+		// waits out the cooldown; River's 100 ms default caps a 4-worker
+		// queue near 40 jobs/s (measured by BenchmarkWorkThroughput).
+		FetchCooldown: fetchCooldown,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)

@@ -1,0 +1,46 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestHealthRoutes(t *testing.T) {
+	t.Parallel()
+	var readyErr error
+	h := NewHandler(Deps{Ready: func(context.Context) error { return readyErr }, Log: slog.New(slog.DiscardHandler)})
+
+	get := func(path string) (*http.Response, map[string]any) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		return rec.Result(), body
+	}
+
+	resp, body := get("/healthz")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "ok", body["status"])
+
+	resp, body = get("/readyz")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "ready", body["status"])
+
+	readyErr = errors.New("database: disk I/O error")
+	resp, body = get("/readyz")
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
+	require.Equal(t, "database: disk I/O error", body["detail"])
+
+	resp, body = get("/v0/nothing")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
+	require.Equal(t, "no route for GET /v0/nothing", body["detail"])
+}

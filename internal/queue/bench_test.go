@@ -1,0 +1,85 @@
+package queue_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/monitorhq/monitor/internal/queue"
+	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/store/storetest"
+)
+
+// BenchmarkInsertTx measures one business transaction that writes a row and
+// inserts its job: the shape of every submit.
+func BenchmarkInsertTx(b *testing.B) {
+	ctx := context.Background()
+	st := storetest.New(b, "sqlite")
+	if err := queue.Migrate(ctx, st, storetest.Logger(b)); err != nil {
+		b.Fatal(err)
+	}
+	q, err := queue.New(st, testQueueConfig, storetest.Logger(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			_, err := q.InsertTx(ctx, tx, queue.NoopArgs{Note: "bench"}, nil)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWorkThroughput measures jobs inserted, fetched, worked and
+// completed per second on the embedded default.
+func BenchmarkWorkThroughput(b *testing.B) {
+	ctx := context.Background()
+	st := storetest.New(b, "sqlite")
+	if err := queue.Migrate(ctx, st, storetest.Logger(b)); err != nil {
+		b.Fatal(err)
+	}
+	q, err := queue.New(st, testQueueConfig, storetest.Logger(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	completed, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+	defer cancel()
+	if err := q.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		sctx, c := context.WithTimeout(ctx, 10*time.Second)
+		defer c()
+		_ = q.Stop(sctx)
+	}()
+	const batch = 100
+	start := time.Now()
+	jobs := 0
+	for b.Loop() {
+		params := make([]river.InsertManyParams, batch)
+		for i := range params {
+			params[i] = river.InsertManyParams{Args: queue.NoopArgs{}}
+		}
+		if _, err := q.Client().InsertMany(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+		for range batch {
+			select {
+			case ev := <-completed:
+				if ev.Job.State != rivertype.JobStateCompleted {
+					b.Fatalf("job %d: %s", ev.Job.ID, ev.Job.State)
+				}
+			case <-time.After(30 * time.Second):
+				b.Fatal("jobs did not complete")
+			}
+		}
+		jobs += batch
+	}
+	b.ReportMetric(float64(jobs)/time.Since(start).Seconds(), "jobs/s")
+}
