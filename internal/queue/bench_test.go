@@ -13,18 +13,25 @@ import (
 	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
-// BenchmarkInsertTx measures one business transaction that writes a row and
-// inserts its job: the shape of every submit.
-func BenchmarkInsertTx(b *testing.B) {
-	ctx := context.Background()
+// newBenchQueue opens a migrated store and a queue on it, not started.
+func newBenchQueue(b *testing.B) (*store.Store, *queue.Queue) {
+	b.Helper()
 	st := storetest.New(b, "sqlite")
-	if err := queue.Migrate(ctx, st, storetest.Logger(b)); err != nil {
+	if err := queue.Migrate(context.Background(), st, storetest.Logger(b)); err != nil {
 		b.Fatal(err)
 	}
 	q, err := queue.New(st, testQueueConfig, storetest.Logger(b))
 	if err != nil {
 		b.Fatal(err)
 	}
+	return st, q
+}
+
+// BenchmarkInsertTx measures one business transaction that writes a row and
+// inserts its job: the shape of every submit.
+func BenchmarkInsertTx(b *testing.B) {
+	ctx := context.Background()
+	st, q := newBenchQueue(b)
 	for b.Loop() {
 		err := st.InTx(ctx, func(tx *store.Tx) error {
 			_, err := q.InsertTx(ctx, tx, queue.NoopArgs{Note: "bench"}, nil)
@@ -40,14 +47,7 @@ func BenchmarkInsertTx(b *testing.B) {
 // completed per second on the embedded default.
 func BenchmarkWorkThroughput(b *testing.B) {
 	ctx := context.Background()
-	st := storetest.New(b, "sqlite")
-	if err := queue.Migrate(ctx, st, storetest.Logger(b)); err != nil {
-		b.Fatal(err)
-	}
-	q, err := queue.New(st, testQueueConfig, storetest.Logger(b))
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, q := newBenchQueue(b)
 	completed, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
 	defer cancel()
 	if err := q.Start(ctx); err != nil {
