@@ -1,0 +1,27 @@
+package adapterv1
+
+// The protocol version this code speaks.
+const (
+	ProtocolMajor = 1
+	ProtocolMinor = 0
+)
+
+// Capability names of protocol 1.0. Every one is at version 1.0.
+const (
+	CapCaptureFetch      = "capture.fetch"
+	CapCaptureRelated    = "capture.related"
+	CapCapturePage       = "capture.page"
+	CapCaptureCanonical  = "capture.canonical"
+	CapCredentialPrepare = "credential.prepare"
+	CapConnectionCheck   = "connection.check"
+	CapContentText       = "content.text"
+	CapEntityGraph       = "entity.graph"
+	CapSourceRaw         = "source.raw"
+	CapMediaImage        = "media.image"
+	CapMediaVideo        = "media.video"
+)
+
+// Cap1 is a capability at version 1.0, the only version protocol 1.0 knows.
+func Cap1(name string) *Capability {
+	return &Capability{Name: name, Major: 1, Minor: 0}
+}
