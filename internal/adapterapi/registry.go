@@ -36,9 +36,14 @@ const (
 
 // Registry is the set of adapters core talks to.
 type Registry struct {
-	log      *slog.Logger
+	log *slog.Logger
+
+	mu       sync.RWMutex
 	adapters map[string]*Adapter // by id
 	hosts    map[string]*Adapter
+	// pending are addresses that did not answer Describe yet; the health
+	// loop keeps trying them.
+	pending []string
 }
 
 // Adapter is one connected adapter.
@@ -70,37 +75,59 @@ func (a *Adapter) Online() bool {
 
 // Dial connects to every address, calls Describe on each and validates the
 // set: protocol major 1, unique adapter ids, no host claimed twice, every
-// entity schema compiles. Any problem is a startup error naming the adapter.
+// entity schema compiles. Any such problem is a startup error naming the
+// adapter. An adapter that does not answer yet does not stop start-up: it
+// stays pending and CheckHealth keeps trying it.
 func Dial(ctx context.Context, addrs []string, log *slog.Logger) (*Registry, error) {
 	r := &Registry{log: log, adapters: map[string]*Adapter{}, hosts: map[string]*Adapter{}}
 	for _, addr := range addrs {
 		a, err := dialOne(ctx, addr)
+		var unreachable unreachableError
+		if errors.As(err, &unreachable) {
+			log.WarnContext(ctx, "adapter not reachable yet; will keep trying", slog.String("addr", addr), slog.String("err", err.Error()))
+			r.pending = append(r.pending, addr)
+			continue
+		}
+		if err == nil {
+			err = r.add(ctx, a)
+		}
 		if err != nil {
 			r.Close()
 			return nil, err
 		}
-		id := a.ID()
-		if other, dup := r.adapters[id]; dup {
-			_ = a.conn.Close()
-			r.Close()
-			return nil, fmt.Errorf("adapters: two adapters have id %q (at %s and %s)", id, other.addr, addr)
-		}
-		for _, h := range a.d.desc.GetHosts() {
-			if other, taken := r.hosts[h]; taken {
-				_ = a.conn.Close()
-				r.Close()
-				return nil, fmt.Errorf("adapters: host %s is claimed by both %s and %s", h, other.ID(), id)
-			}
-		}
-		r.adapters[id] = a
-		for _, h := range a.d.desc.GetHosts() {
-			r.hosts[h] = a
-		}
-		log.InfoContext(ctx, "adapter ready", slog.String("adapter", id), slog.String("addr", addr),
-			slog.String("version", a.d.desc.GetAdapterVersion()), slog.Int("hosts", len(a.d.desc.GetHosts())))
 	}
 	return r, nil
 }
+
+// add takes a described adapter into the set unless its id or a host is
+// taken.
+func (r *Registry) add(ctx context.Context, a *Adapter) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := a.ID()
+	if other, dup := r.adapters[id]; dup {
+		_ = a.conn.Close()
+		return fmt.Errorf("adapters: two adapters have id %q (at %s and %s)", id, other.addr, a.addr)
+	}
+	for _, h := range a.d.desc.GetHosts() {
+		if other, taken := r.hosts[h]; taken {
+			_ = a.conn.Close()
+			return fmt.Errorf("adapters: host %s is claimed by both %s and %s", h, other.ID(), id)
+		}
+	}
+	r.adapters[id] = a
+	for _, h := range a.d.desc.GetHosts() {
+		r.hosts[h] = a
+	}
+	r.log.InfoContext(ctx, "adapter ready", slog.String("adapter", id), slog.String("addr", a.addr),
+		slog.String("version", a.d.desc.GetAdapterVersion()), slog.Int("hosts", len(a.d.desc.GetHosts())))
+	return nil
+}
+
+// unreachableError is a Describe that failed in transport: nobody answered.
+type unreachableError struct{ error }
+
+func (e unreachableError) Unwrap() error { return e.error }
 
 func dialOne(ctx context.Context, addr string) (*Adapter, error) {
 	conn, err := grpc.NewClient(addr,
@@ -118,7 +145,12 @@ func dialOne(ctx context.Context, addr string) (*Adapter, error) {
 	}, grpc.WaitForReady(true))
 	if err != nil {
 		_ = conn.Close()
-		return nil, fmt.Errorf("adapters: describe %s: %s", addr, status.Convert(err).Message())
+		code := status.Code(err)
+		err = fmt.Errorf("adapters: describe %s: %s", addr, status.Convert(err).Message())
+		if code == codes.Unavailable || code == codes.DeadlineExceeded || code == codes.Canceled {
+			return nil, unreachableError{err}
+		}
+		return nil, err
 	}
 	d, err := validateDescribe(addr, desc)
 	if err != nil {
@@ -130,6 +162,8 @@ func dialOne(ctx context.Context, addr string) (*Adapter, error) {
 
 // Close disconnects from every adapter.
 func (r *Registry) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, a := range r.adapters {
 		_ = a.conn.Close()
 	}
@@ -137,6 +171,8 @@ func (r *Registry) Close() {
 
 // Adapters lists the adapters sorted by id.
 func (r *Registry) Adapters() []*Adapter {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	out := make([]*Adapter, 0, len(r.adapters))
 	for _, a := range r.adapters {
 		out = append(out, a)
@@ -147,6 +183,8 @@ func (r *Registry) Adapters() []*Adapter {
 
 // Get returns the adapter with the given id.
 func (r *Registry) Get(id string) (*Adapter, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	a, ok := r.adapters[id]
 	return a, ok
 }
@@ -160,8 +198,15 @@ func (r *Registry) Route(raw string) (*Adapter, error) {
 			Message: "not a web link; send an http(s):// link to a post", err: ErrNoAdapter}
 	}
 	host := strings.ToLower(u.Hostname())
+	r.mu.RLock()
 	a, ok := r.hosts[host]
+	pending := len(r.pending)
+	r.mu.RUnlock()
 	if !ok {
+		if pending > 0 {
+			return nil, &Error{Code: adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, Retryable: true,
+				Message: fmt.Sprintf("no adapter handles links to %s yet; %d configured adapter(s) are not reachable", host, pending), err: ErrNoAdapter}
+		}
 		return nil, &Error{Code: adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
 			Message: fmt.Sprintf("no adapter handles links to %s", host), err: ErrNoAdapter}
 	}
@@ -218,7 +263,7 @@ func (r *Registry) Resolve(ctx context.Context, raw string) (Resolved, error) {
 // capability is checked first; the answer's graph is validated against the
 // adapter's entity types. A typed adapter error comes back as *Error.
 func (r *Registry) Fetch(ctx context.Context, adapterID string, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
-	a, ok := r.adapters[adapterID]
+	a, ok := r.Get(adapterID)
 	if !ok {
 		return nil, &Error{Adapter: adapterID, Code: adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, Retryable: true,
 			Message: "this adapter is not configured on this instance"}
@@ -278,9 +323,10 @@ func (a *Adapter) callError(op, capability string, err error) error {
 }
 
 // CheckHealth asks every adapter's health service once and records the
-// answers.
+// answers, and tries once more to reach pending adapters.
 func (r *Registry) CheckHealth(ctx context.Context) {
-	for _, a := range r.adapters {
+	r.discoverPending(ctx)
+	for _, a := range r.Adapters() {
 		hctx, cancel := context.WithTimeout(ctx, healthTimeout)
 		resp, err := a.health.Check(hctx, &healthpb.HealthCheckRequest{})
 		cancel()
@@ -302,6 +348,40 @@ func (r *Registry) CheckHealth(ctx context.Context) {
 				slog.Bool("online", online), slog.String("reason", lastErr))
 		}
 	}
+}
+
+// discoverPending tries every pending address; an adapter that answers and
+// fits the set joins it, one that conflicts is logged and dropped.
+func (r *Registry) discoverPending(ctx context.Context) {
+	r.mu.Lock()
+	addrs := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	var still []string
+	for _, addr := range addrs {
+		a, err := dialOne(ctx, addr)
+		var unreachable unreachableError
+		switch {
+		case errors.As(err, &unreachable):
+			still = append(still, addr)
+		case err != nil:
+			r.log.ErrorContext(ctx, "adapter refused", slog.String("addr", addr), slog.String("err", err.Error()))
+		default:
+			if err := r.add(ctx, a); err != nil {
+				r.log.ErrorContext(ctx, "adapter refused", slog.String("addr", addr), slog.String("err", err.Error()))
+			}
+		}
+	}
+	r.mu.Lock()
+	r.pending = append(r.pending, still...)
+	r.mu.Unlock()
+}
+
+// Pending lists the configured adapter addresses that have not answered.
+func (r *Registry) Pending() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]string(nil), r.pending...)
 }
 
 // WatchHealth checks health every interval until ctx ends.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
 
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 	"github.com/monitorhq/monitor/internal/adapterapi"
@@ -129,9 +130,9 @@ func TestDialValidatesDescribe(t *testing.T) {
 			d.Providers[0].EntityTypes = []string{"demo.ghost"}
 		}, "provider public lists entity type demo.ghost, which the adapter does not declare"},
 		{"two defaults", func(d *adapterv1.DescribeResponse) {
-			p := *d.Providers[0]
+			p := proto.Clone(d.Providers[0]).(*adapterv1.Provider)
 			p.Id = "other"
-			d.Providers = append(d.Providers, &p)
+			d.Providers = append(d.Providers, p)
 		}, "two default providers"},
 	}
 	for _, tc := range cases {
@@ -156,15 +157,30 @@ func TestDialRefusesDuplicates(t *testing.T) {
 	require.EqualError(t, err, "adapters: host demo.example is claimed by both demo and second")
 }
 
-func TestDialUnreachable(t *testing.T) {
+func TestUnreachableAdapterIsDiscoveredLater(t *testing.T) {
+	// A listener that accepts connections but speaks no gRPC yet.
 	lis, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := lis.Addr().String()
-	require.NoError(t, lis.Close())
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err = adapterapi.Dial(ctx, []string{addr}, slog.New(slog.DiscardHandler))
-	require.ErrorContains(t, err, "adapters: describe "+addr)
+	r, err := adapterapi.Dial(ctx, []string{addr}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err, "an unreachable adapter must not stop start-up")
+	t.Cleanup(r.Close)
+	require.Equal(t, []string{addr}, r.Pending())
+	_, err = r.Route("https://demo.example/p/1")
+	require.EqualError(t, err, "no adapter handles links to demo.example yet; 1 configured adapter(s) are not reachable")
+
+	sctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- adapterapi.Serve(sctx, lis, &fakeAdapter{desc: describe("demo", "demo.example")}, slog.New(slog.DiscardHandler)) }()
+	t.Cleanup(func() { stop(); require.NoError(t, <-done) })
+
+	r.CheckHealth(context.Background())
+	require.Empty(t, r.Pending())
+	a, err := r.Route("https://demo.example/p/1")
+	require.NoError(t, err)
+	require.True(t, a.Online())
 }
 
 func TestRoute(t *testing.T) {

@@ -45,6 +45,8 @@ type Config struct {
 	TelegramAPIURL string
 	// MasterKey encrypts account credentials and secret settings.
 	MasterKey string
+	// Adapters says which source adapters core talks to.
+	Adapters Adapters
 	// Queue sizes the River worker pools.
 	Queue Queue
 	// LogLevel is the minimum level of structured logs.
@@ -73,6 +75,15 @@ type Blob struct {
 	URL string
 	// Dir is the root directory of the file store.
 	Dir string
+}
+
+// Adapters is the parsed MONITOR_ADAPTERS.
+type Adapters struct {
+	// Builtin: serve runs the built-in adapters (x, telegram) in-process on
+	// a private loopback listener and reaches them over gRPC.
+	Builtin bool
+	// Addrs are external adapters: gRPC targets (host:port or unix:///path).
+	Addrs []string
 }
 
 // Queue holds the worker counts of River's queues.
@@ -157,6 +168,9 @@ func options() []option {
 		{env: "MONITOR_MASTER_KEY", secret: true,
 			usage: "master key for encrypted credentials and settings",
 			set:   func(c *Config, v string) error { c.MasterKey = v; return nil }},
+		{env: "MONITOR_ADAPTERS", flag: "adapters", def: "builtin",
+			usage: "source adapters, comma-separated: builtin (in-process), host:port or unix:///path of an external adapter",
+			set:   func(c *Config, v string) error { return c.setAdapters(v) }},
 		{env: "MONITOR_CAPTURE_WORKERS", flag: "capture-workers", def: "4",
 			usage: "workers of the capture queue",
 			set:   func(c *Config, v string) error { return setWorkers(&c.Queue.CaptureWorkers, v) }},
@@ -301,6 +315,27 @@ func (c *Config) setBlob(v string) error {
 		c.Blob = Blob{Kind: "s3", URL: v}
 	default:
 		return fmt.Errorf("unsupported scheme %q; %s", u.Scheme, accepted)
+	}
+	return nil
+}
+
+func (c *Config) setAdapters(v string) error {
+	c.Adapters = Adapters{}
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		switch {
+		case item == "builtin":
+			c.Adapters.Builtin = true
+		case strings.HasPrefix(item, "unix:///") && len(item) > len("unix:///"):
+			c.Adapters.Addrs = append(c.Adapters.Addrs, item)
+		case item == "":
+			return errors.New("has an empty entry; use builtin, host:port or unix:///path, separated by commas")
+		default:
+			if err := checkAddr(item); err != nil {
+				return fmt.Errorf("entry %q: %w", item, err)
+			}
+			c.Adapters.Addrs = append(c.Adapters.Addrs, item)
+		}
 	}
 	return nil
 }

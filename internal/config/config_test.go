@@ -112,3 +112,23 @@ func TestPrintRedactsSecrets(t *testing.T) {
 	require.Contains(t, out, "MONITOR_HTTP_ADDR=127.0.0.1:8080\t# default\n")
 	require.Contains(t, out, "MONITOR_CHANNEL_SECRET=\t# default\n")
 }
+
+func TestAdapters(t *testing.T) {
+	t.Parallel()
+	c, err := Load(envOf(nil), nil)
+	require.NoError(t, err)
+	require.Equal(t, Adapters{Builtin: true}, c.Adapters)
+
+	c, err = Load(envOf(map[string]string{"MONITOR_ADAPTERS": "127.0.0.1:7001, unix:///run/monitor/tg.sock"}), nil)
+	require.NoError(t, err)
+	require.Equal(t, Adapters{Addrs: []string{"127.0.0.1:7001", "unix:///run/monitor/tg.sock"}}, c.Adapters)
+
+	c, err = Load(envOf(map[string]string{"MONITOR_ADAPTERS": "builtin,adapters.internal:7001"}), nil)
+	require.NoError(t, err)
+	require.Equal(t, Adapters{Builtin: true, Addrs: []string{"adapters.internal:7001"}}, c.Adapters)
+
+	_, err = Load(envOf(map[string]string{"MONITOR_ADAPTERS": "x.example"}), nil)
+	require.EqualError(t, err, `config: MONITOR_ADAPTERS="x.example": entry "x.example": not a host:port address; use host:port, e.g. 127.0.0.1:8080 or :8080`)
+	_, err = Load(envOf(map[string]string{"MONITOR_ADAPTERS": "builtin,,"}), nil)
+	require.ErrorContains(t, err, "has an empty entry")
+}
