@@ -37,7 +37,7 @@ migrated automatically. Stops gracefully on SIGINT or SIGTERM within 10 s.`,
 	}
 	cmd.Flags().BoolVar(&printConfig, "print-config", false, "print the effective configuration (secrets redacted) and exit")
 	config.RegisterFlags(cmd.Flags(), "http-addr", "channel-addr", "fxtwitter-url", "tme-url", "telegram-api-url",
-		"capture-workers", "download-workers", "control-workers")
+		"adapters", "capture-workers", "download-workers", "control-workers")
 	return cmd
 }
 

@@ -17,12 +17,17 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 )
+
+// adapterHealthInterval is how often adapters' health is checked and
+// unreachable adapters are tried again.
+const adapterHealthInterval = 15 * time.Second
 
 // StopTimeout is how long a stopping core waits for requests and jobs to
 // finish before it cancels them.
@@ -135,6 +140,8 @@ type Core struct {
 	store    *store.Store
 	blob     blob.Store
 	queue    *queue.Queue
+	builtins *builtins
+	adapters *adapterapi.Registry
 	instance string
 	listener net.Listener
 	server   *http.Server
@@ -159,6 +166,16 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 	if c.queue, err = queue.New(st, cfg.Queue, log); err != nil {
 		return fail(err)
 	}
+	addrs := cfg.Adapters.Addrs
+	if cfg.Adapters.Builtin {
+		if c.builtins, err = startBuiltins(cfg, log); err != nil {
+			return fail(err)
+		}
+		addrs = append(append([]string(nil), c.builtins.addrs...), addrs...)
+	}
+	if c.adapters, err = adapterapi.Dial(ctx, addrs, log); err != nil {
+		return fail(err)
+	}
 	var lc net.ListenConfig
 	if c.listener, err = lc.Listen(ctx, "tcp", cfg.HTTPAddr); err != nil {
 		return fail(fmt.Errorf("http: cannot listen on MONITOR_HTTP_ADDR=%s: %v", cfg.HTTPAddr, unwrapOpError(err)))
@@ -170,6 +187,9 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 	}
 	return c, nil
 }
+
+// Adapters is the adapter registry of this core.
+func (c *Core) Adapters() *adapterapi.Registry { return c.adapters }
 
 // Addr is the address the HTTP server listens on.
 func (c *Core) Addr() string { return c.listener.Addr().String() }
@@ -184,6 +204,9 @@ func (c *Core) Run(ctx context.Context) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- c.server.Serve(c.listener) }()
+	healthCtx, stopHealth := context.WithCancel(ctx)
+	healthDone := make(chan struct{})
+	go func() { defer close(healthDone); c.adapters.WatchHealth(healthCtx, adapterHealthInterval) }()
 	c.log.InfoContext(ctx, "monitor is serving",
 		slog.String("http", "http://"+c.Addr()),
 		slog.String("database", c.store.Driver()),
@@ -206,7 +229,9 @@ func (c *Core) Run(ctx context.Context) error {
 	if err := c.queue.Stop(stopCtx); err != nil {
 		c.log.Warn("queue did not stop cleanly", slog.Any("err", err))
 	}
-	if err := c.store.Close(); err != nil {
+	stopHealth()
+	<-healthDone
+	if err := c.close(); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	c.log.Info("stopped")
@@ -229,10 +254,19 @@ func (c *Core) ready(ctx context.Context) error {
 	return nil
 }
 
+// close releases what Open acquired, in reverse order.
 func (c *Core) close() error {
 	var errs []error
 	if c.listener != nil {
-		errs = append(errs, c.listener.Close())
+		if err := c.listener.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if c.adapters != nil {
+		c.adapters.Close()
+	}
+	if c.builtins != nil {
+		c.builtins.stop()
 	}
 	if c.store != nil {
 		errs = append(errs, c.store.Close())

@@ -1,0 +1,81 @@
+// Package x is Monitor's X (Twitter) source adapter. It resolves X post and
+// profile URLs into targets and fetches posts through the public FxTwitter
+// v2 API, answering core over the adapter.v1 gRPC protocol.
+//
+// The package imports only api/adapter/v1 and the standard library, so it
+// can run inside `monitor serve` or alone as `monitor adapter x`.
+package x
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+)
+
+// Defaults applied by New to zero Options fields.
+const (
+	// DefaultBaseURL is the public FxTwitter API.
+	DefaultBaseURL = "https://api.fxtwitter.com"
+	// DefaultUserAgent identifies Monitor to FxTwitter, which refuses
+	// requests without a User-Agent.
+	DefaultUserAgent = "Monitor/1 (+self-hosted archive)"
+	// DefaultMaxResponseBytes bounds one upstream response; core keeps at
+	// most 4 MiB of raw responses per capture.
+	DefaultMaxResponseBytes int64 = 4 << 20
+	// DefaultTimeout bounds one upstream request when Options.HTTPClient is
+	// nil.
+	DefaultTimeout = 20 * time.Second
+)
+
+// Options configure an Adapter. The zero value talks to the public
+// FxTwitter instance with the defaults above.
+type Options struct {
+	// BaseURL is the FxTwitter API base, e.g. https://api.fxtwitter.com,
+	// without a trailing slash (one is trimmed if present).
+	BaseURL string
+	// HTTPClient sends the upstream requests; nil means a client with
+	// DefaultTimeout. A client without a timeout relies on the RPC's
+	// deadline alone.
+	HTTPClient *http.Client
+	// UserAgent is sent with every upstream request.
+	UserAgent string
+	// MaxResponseBytes is the largest upstream body the adapter accepts;
+	// larger bodies fail with ERROR_CODE_TOO_LARGE and are never truncated.
+	MaxResponseBytes int64
+}
+
+// Adapter is the X adapter's gRPC service. It holds no per-request state,
+// so one value serves concurrent calls.
+type Adapter struct {
+	adapterv1.UnimplementedAdapterServer
+
+	baseURL   string
+	client    *http.Client
+	userAgent string
+	maxBytes  int64
+}
+
+// New returns an Adapter with opts, filling zero fields with the defaults.
+func New(opts Options) *Adapter {
+	a := &Adapter{
+		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
+		client:    opts.HTTPClient,
+		userAgent: opts.UserAgent,
+		maxBytes:  opts.MaxResponseBytes,
+	}
+	if a.baseURL == "" {
+		a.baseURL = DefaultBaseURL
+	}
+	if a.client == nil {
+		a.client = &http.Client{Timeout: DefaultTimeout}
+	}
+	if a.userAgent == "" {
+		a.userAgent = DefaultUserAgent
+	}
+	if a.maxBytes <= 0 {
+		a.maxBytes = DefaultMaxResponseBytes
+	}
+	return a
+}

@@ -1,0 +1,84 @@
+package x
+
+import (
+	"context"
+	_ "embed"
+	"slices"
+
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+)
+
+// Identity of the adapter and the names it declares in Describe.
+const (
+	// AdapterID is the adapter's id in core's registry.
+	AdapterID = "x"
+	// Version is the adapter's software version, recorded with captures.
+	Version = "0.1.0"
+	// Platform is the platform name in every target the adapter resolves.
+	Platform = "x"
+	// ProviderFxTwitter reads public posts through the FxTwitter API.
+	ProviderFxTwitter = "fxtwitter"
+	// EntityTypePost is a post on X.
+	EntityTypePost = "x.post"
+	// EntityTypeProfile is an account on X.
+	EntityTypeProfile = "x.profile"
+)
+
+// The JSON Schemas of the entity types, kept as files so they are easy to
+// read and diff.
+var (
+	//go:embed schemas/x.post.json
+	postSchema string
+	//go:embed schemas/x.profile.json
+	profileSchema string
+)
+
+// Hosts returns the hosts whose URLs the adapter resolves, lowercase and
+// exact. The fx/vx/fixup hosts are embed proxies people paste as often as
+// x.com links.
+func Hosts() []string {
+	return []string{
+		"x.com", "www.x.com", "mobile.x.com",
+		"twitter.com", "www.twitter.com", "mobile.twitter.com",
+		"fxtwitter.com", "www.fxtwitter.com",
+		"fixupx.com", "www.fixupx.com",
+		"vxtwitter.com", "www.vxtwitter.com",
+	}
+}
+
+// isHost reports whether host (already lowercase) is one of Hosts.
+func isHost(host string) bool {
+	return slices.Contains(Hosts(), host)
+}
+
+// Describe says who the adapter is: one public provider, fxtwitter, that
+// fetches posts with their media, author and quoted post.
+func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapterv1.DescribeResponse, error) {
+	return &adapterv1.DescribeResponse{
+		AdapterId:      AdapterID,
+		DisplayName:    "X",
+		Protocol:       &adapterv1.ProtocolVersion{Major: adapterv1.ProtocolMajor, Minor: adapterv1.ProtocolMinor},
+		AdapterVersion: Version,
+		Hosts:          Hosts(),
+		Providers: []*adapterv1.Provider{{
+			Id:              ProviderFxTwitter,
+			AuthMode:        adapterv1.AuthMode_AUTH_MODE_NONE,
+			DefaultProvider: true,
+			Visibilities:    []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PUBLIC},
+			Capabilities: []*adapterv1.Capability{
+				adapterv1.Cap1(adapterv1.CapCaptureFetch),
+				adapterv1.Cap1(adapterv1.CapCaptureRelated),
+				adapterv1.Cap1(adapterv1.CapContentText),
+				adapterv1.Cap1(adapterv1.CapEntityGraph),
+				adapterv1.Cap1(adapterv1.CapSourceRaw),
+				adapterv1.Cap1(adapterv1.CapMediaImage),
+				adapterv1.Cap1(adapterv1.CapMediaVideo),
+			},
+			EntityTypes: []string{EntityTypePost, EntityTypeProfile},
+		}},
+		EntityTypes: []*adapterv1.EntityType{
+			{Name: EntityTypePost, JsonSchema: postSchema},
+			{Name: EntityTypeProfile, JsonSchema: profileSchema},
+		},
+	}, nil
+}

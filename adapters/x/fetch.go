@@ -1,0 +1,451 @@
+package x
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+)
+
+// Messages of the post errors people see.
+const (
+	msgPostNotFound = "post not found or not public"
+	msgPostPrivate  = "this post is private (protected account)"
+)
+
+// Relation names of the entity graph.
+const (
+	relAuthoredBy = "authored_by"
+	relQuotes     = "quotes"
+)
+
+// authorRefreshSeconds is how stale the author's profile may be before a
+// post capture refreshes it (seed: 60 s).
+const authorRefreshSeconds = 60
+
+// minSnowflakeID is above the last sequential (pre-2010) post id; only
+// larger ids carry a timestamp.
+const minSnowflakeID = 30_000_000_000
+
+// snowflakeEpochMS is X's snowflake epoch in Unix milliseconds.
+const snowflakeEpochMS = 1288834974657
+
+// Fetch reads one target. Only posts through the fxtwitter provider are
+// supported; failures are answered in FetchResponse.error.
+func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
+	if req == nil || req.GetTarget() == nil {
+		return nil, status.Error(codes.InvalidArgument, "fetch: target is required")
+	}
+	if p := req.GetProviderId(); p != ProviderFxTwitter {
+		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+			fmt.Sprintf("provider %s is not a provider of the X adapter (it has %q)", quoteShort(p), ProviderFxTwitter)), nil
+	}
+	t := req.GetTarget()
+	if t.GetPlatform() != Platform {
+		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+			fmt.Sprintf("platform %s is not %q", quoteShort(t.GetPlatform()), Platform)), nil
+	}
+	switch t.GetEntityType() {
+	case EntityTypePost:
+	case EntityTypeProfile:
+		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "fetching X profiles comes later"), nil
+	default:
+		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			fmt.Sprintf("entity type %s is not one the X adapter fetches", quoteShort(t.GetEntityType()))), nil
+	}
+	id, ok := parseID(t.GetExternalId())
+	if !ok {
+		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+			fmt.Sprintf("post id %s is not a valid X post id", quoteShort(t.GetExternalId()))), nil
+	}
+	return a.fetchPost(ctx, id), nil
+}
+
+// fetchPost reads /2/status/{id} and turns it into a FetchResponse.
+func (a *Adapter) fetchPost(ctx context.Context, id string) *adapterv1.FetchResponse {
+	resp, e := a.get(ctx, "/2/status/"+id)
+	if e != nil {
+		return &adapterv1.FetchResponse{Error: e}
+	}
+	if e := upstreamStatusError(resp, resp.statusCode, msgPostNotFound, msgPostPrivate); e != nil {
+		return &adapterv1.FetchResponse{Error: e}
+	}
+	st, e := decodeStatus(resp, id)
+	if e != nil {
+		return &adapterv1.FetchResponse{Error: e}
+	}
+	out, err := buildPost(st)
+	if err != nil {
+		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the post: "+err.Error())
+	}
+	out.SourceResponses = []*adapterv1.SourceResponse{{
+		Body:        resp.body,
+		ContentType: resp.contentType,
+		RequestUrl:  resp.requestURL,
+		Visibility:  adapterv1.Visibility_VISIBILITY_PUBLIC,
+		StatusCode:  uint32(resp.statusCode),
+	}}
+	return out
+}
+
+// decodeStatus reads a 2xx answer of /2/status/{id} and checks that it has
+// what the adapter needs.
+func decodeStatus(resp *upstreamResponse, id string) (*fxStatus, *adapterv1.Error) {
+	bad := func(msg string) *adapterv1.Error {
+		return &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, Message: msg}
+	}
+	trimmed := bytes.TrimSpace(resp.body)
+	if strings.Contains(strings.ToLower(resp.contentType), "html") || bytes.HasPrefix(trimmed, []byte("<")) {
+		return nil, bad("FxTwitter answered with an HTML page instead of JSON")
+	}
+	var r fxStatusResponse
+	if err := json.Unmarshal(trimmed, &r); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return nil, bad(fmt.Sprintf("FxTwitter's answer has an unexpected shape at %s", typeErr.Field))
+		}
+		return nil, bad("FxTwitter's answer is not valid JSON")
+	}
+	// FxTwitter repeats the status in the body; trust an error code there
+	// even when the HTTP status said 200.
+	if r.Code >= 300 {
+		if e := upstreamStatusError(resp, r.Code, msgPostNotFound, msgPostPrivate); e != nil {
+			return nil, e
+		}
+	}
+	st := r.Status
+	if st == nil {
+		return nil, bad("FxTwitter's answer is missing status")
+	}
+	if st.Type == "tombstone" {
+		return nil, notFoundError(msgPostNotFound, shortReason(st.Reason))
+	}
+	var missing []string
+	if st.ID == "" {
+		missing = append(missing, "status.id")
+	}
+	if st.Author == nil {
+		missing = append(missing, "status.author")
+	} else {
+		if st.Author.ID == "" {
+			missing = append(missing, "status.author.id")
+		}
+		if st.Author.ScreenName == "" {
+			missing = append(missing, "status.author.screen_name")
+		}
+	}
+	if len(missing) > 0 {
+		return nil, bad("FxTwitter's answer is missing " + strings.Join(missing, ", "))
+	}
+	if got, ok := parseID(st.ID); !ok || got != id {
+		return nil, bad(fmt.Sprintf("FxTwitter answered with post %s instead of %s", quoteShort(st.ID), id))
+	}
+	if !canonicalID(st.Author.ID) {
+		return nil, bad(fmt.Sprintf("FxTwitter's status.author.id %s is not an X user id", quoteShort(st.Author.ID)))
+	}
+	return st, nil
+}
+
+// graph collects the media and the entity graph of one fetch.
+type graph struct {
+	media     []*adapterv1.Media
+	entities  []*adapterv1.Entity
+	relations []*adapterv1.Relation
+	profiles  map[string]bool
+}
+
+// addMedia appends media and returns their indexes.
+func (g *graph) addMedia(ms []*adapterv1.Media) []uint32 {
+	idx := make([]uint32, 0, len(ms))
+	for _, m := range ms {
+		idx = append(idx, uint32(len(g.media)))
+		g.media = append(g.media, m)
+	}
+	return idx
+}
+
+// addEntity appends an entity whose data is encoded as plain JSON (no
+// HTML escaping: "&" stays "&").
+func (g *graph) addEntity(key, typ, externalID string, data any, resources []uint32) error {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(data); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	g.entities = append(g.entities, &adapterv1.Entity{
+		Key:             key,
+		Type:            typ,
+		ExternalId:      externalID,
+		DataJson:        strings.TrimSuffix(b.String(), "\n"),
+		ResourceIndexes: resources,
+	})
+	return nil
+}
+
+func (g *graph) relate(from, name, to string) {
+	g.relations = append(g.relations, &adapterv1.Relation{FromKey: from, Name: name, ToKey: to})
+}
+
+// addPost adds a post, its author (once per graph) and the authored_by
+// relation. resources are the post's media indexes.
+func (g *graph) addPost(st *fxStatus, resources []uint32) error {
+	key := "post:" + st.ID
+	if err := g.addEntity(key, EntityTypePost, st.ID, postDataOf(st), resources); err != nil {
+		return err
+	}
+	authorKey := "profile:" + st.Author.ID
+	if !g.profiles[authorKey] {
+		g.profiles[authorKey] = true
+		var res []*adapterv1.Media
+		if m := profileImage(st.Author.AvatarURL, purposeAvatar); m != nil {
+			res = append(res, m)
+		}
+		if m := profileImage(st.Author.BannerURL, purposeBanner); m != nil {
+			res = append(res, m)
+		}
+		if err := g.addEntity(authorKey, EntityTypeProfile, st.Author.ID, profileDataOf(st.Author), g.addMedia(res)); err != nil {
+			return err
+		}
+	}
+	g.relate(key, relAuthoredBy, authorKey)
+	return nil
+}
+
+// buildPost turns a checked status into the FetchResponse's content.
+//
+// Media order: the post's display media, then the quoted post's media
+// (purpose "quoted", resources of the quoted entity), then avatars and
+// banners (resources of the profile entities). Only the first group is
+// shown with the post and counted in the summary.
+func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
+	g := &graph{profiles: map[string]bool{}}
+	display := g.addMedia(statusMedia(st, ""))
+
+	quote := st.Quote
+	if quote != nil && !usableQuote(quote) {
+		quote = nil
+	}
+	var quoted []uint32
+	if quote != nil {
+		quoted = g.addMedia(statusMedia(quote, purposeQuoted))
+	}
+
+	if err := g.addPost(st, display); err != nil {
+		return nil, err
+	}
+	if quote != nil {
+		if err := g.addPost(quote, quoted); err != nil {
+			return nil, err
+		}
+		g.relate("post:"+st.ID, relQuotes, "post:"+quote.ID)
+	}
+
+	author := st.Author.Name
+	if author == "" {
+		author = "@" + st.Author.ScreenName
+	}
+	disp := &adapterv1.Display{
+		Text:       st.Text,
+		TextKind:   adapterv1.TextKind_TEXT_KIND_PLAIN,
+		Summary:    summary(author, st.Text, g.media[:len(display)]),
+		AuthorName: author,
+	}
+	if t, ok := publishedAt(st); ok {
+		disp.PublishedAt = timestamppb.New(t)
+	}
+	return &adapterv1.FetchResponse{
+		Visibility: adapterv1.Visibility_VISIBILITY_PUBLIC,
+		Display:    disp,
+		Media:      g.media,
+		Graph: &adapterv1.Graph{
+			RootKey:   "post:" + st.ID,
+			Entities:  g.entities,
+			Relations: g.relations,
+		},
+		RelatedTargets: []*adapterv1.RelatedTarget{{
+			Url:                 profileURL(st.Author),
+			RefreshAfterSeconds: authorRefreshSeconds,
+		}},
+	}, nil
+}
+
+// usableQuote reports whether a quoted post has what its entity needs; a
+// quote FxTwitter could not load (deleted, withheld) is left out of the
+// graph and only its id stays in the quoting post's data.
+func usableQuote(q *fxStatus) bool {
+	if q.Type == "tombstone" || q.Author == nil || q.Author.ScreenName == "" {
+		return false
+	}
+	return canonicalID(q.ID) && canonicalID(q.Author.ID)
+}
+
+// canonicalID reports whether s is an X id written the one way the
+// schemas accept (no leading zeros).
+func canonicalID(s string) bool {
+	id, ok := parseID(s)
+	return ok && id == s
+}
+
+// postData is the data of an x.post entity (schemas/x.post.json).
+type postData struct {
+	ID            string `json:"id"`
+	URL           string `json:"url,omitempty"`
+	Text          string `json:"text"`
+	CreatedAt     string `json:"created_at,omitempty"`
+	Lang          string `json:"lang,omitempty"`
+	Likes         *int64 `json:"likes,omitempty"`
+	Reposts       *int64 `json:"reposts,omitempty"`
+	Replies       *int64 `json:"replies,omitempty"`
+	Views         *int64 `json:"views,omitempty"`
+	Sensitive     bool   `json:"sensitive"`
+	Source        string `json:"source,omitempty"`
+	QuoteID       string `json:"quote_id,omitempty"`
+	ReplyToID     string `json:"reply_to_id,omitempty"`
+	ReplyToHandle string `json:"reply_to_handle,omitempty"`
+}
+
+func postDataOf(st *fxStatus) postData {
+	d := postData{
+		ID:        st.ID,
+		URL:       postURL(st),
+		Text:      st.Text,
+		Likes:     count(st.Likes),
+		Reposts:   count(st.Reposts),
+		Replies:   count(st.Replies),
+		Views:     count(st.Views),
+		Sensitive: st.PossiblySensitive,
+	}
+	if t, ok := publishedAt(st); ok {
+		d.CreatedAt = t.Format(time.RFC3339)
+	}
+	if st.Lang != nil {
+		d.Lang = *st.Lang
+	}
+	if st.Source != nil {
+		d.Source = *st.Source
+	}
+	if st.Quote != nil {
+		d.QuoteID, _ = parseID(st.Quote.ID)
+	}
+	if r := st.ReplyingTo; r != nil {
+		replyID := r.Status
+		if replyID == "" {
+			replyID = r.Post
+		}
+		d.ReplyToID, _ = parseID(replyID)
+		d.ReplyToHandle = r.ScreenName
+	}
+	return d
+}
+
+// profileData is the data of an x.profile entity (schemas/x.profile.json).
+type profileData struct {
+	ID          string `json:"id"`
+	Handle      string `json:"handle"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	AvatarURL   string `json:"avatar_url,omitempty"`
+	BannerURL   string `json:"banner_url,omitempty"`
+	Followers   *int64 `json:"followers,omitempty"`
+	Following   *int64 `json:"following,omitempty"`
+	Posts       *int64 `json:"posts,omitempty"`
+	CreatedAt   string `json:"created_at,omitempty"`
+	Location    string `json:"location,omitempty"`
+	URL         string `json:"url,omitempty"`
+	Website     string `json:"website,omitempty"`
+	Protected   bool   `json:"protected"`
+}
+
+func profileDataOf(u *fxUser) profileData {
+	pageURL := "https://x.com/i/user/" + u.ID
+	if validHandle(u.ScreenName) {
+		pageURL = "https://x.com/" + u.ScreenName
+	}
+	d := profileData{
+		ID:          u.ID,
+		Handle:      u.ScreenName,
+		Name:        u.Name,
+		Description: u.Description,
+		Followers:   count(u.Followers),
+		Following:   count(u.Following),
+		Posts:       count(u.Statuses),
+		Location:    u.Location,
+		URL:         pageURL,
+		Protected:   u.Protected,
+	}
+	if m := profileImage(u.AvatarURL, purposeAvatar); m != nil {
+		d.AvatarURL = m.Url
+	}
+	if m := profileImage(u.BannerURL, purposeBanner); m != nil {
+		d.BannerURL = m.Url
+	}
+	if t, err := time.Parse(time.RubyDate, u.Joined); err == nil {
+		d.CreatedAt = t.UTC().Format(time.RFC3339)
+	}
+	if u.Website != nil {
+		d.Website = u.Website.URL
+	}
+	return d
+}
+
+// count drops negative counts, which the schema refuses.
+func count(n *int64) *int64 {
+	if n == nil || *n < 0 {
+		return nil
+	}
+	return n
+}
+
+// postURL is the post's x.com URL, with the author's handle when it looks
+// like one.
+func postURL(st *fxStatus) string {
+	if st.Author != nil && validHandle(st.Author.ScreenName) {
+		return "https://x.com/" + st.Author.ScreenName + "/status/" + st.ID
+	}
+	return "https://x.com/i/status/" + st.ID
+}
+
+// profileURL is the related-target URL of a profile: by handle, or by id
+// when the handle is not one Resolve accepts.
+func profileURL(u *fxUser) string {
+	if validHandle(u.ScreenName) {
+		return "https://x.com/" + u.ScreenName
+	}
+	return "https://x.com/i/user/" + u.ID
+}
+
+// publishedAt is when the post was published: FxTwitter's timestamp, its
+// date string, or the time inside the snowflake id.
+func publishedAt(st *fxStatus) (time.Time, bool) {
+	if st.CreatedTimestamp > 0 {
+		return time.Unix(st.CreatedTimestamp, 0).UTC(), true
+	}
+	if t, err := time.Parse(time.RubyDate, st.CreatedAt); err == nil {
+		return t.UTC(), true
+	}
+	return snowflakeTime(st.ID)
+}
+
+// snowflakeTime reads the creation time from a snowflake id.
+func snowflakeTime(id string) (time.Time, bool) {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil || n < minSnowflakeID {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(int64(n>>22) + snowflakeEpochMS).UTC(), true
+}
+
+func fetchErr(code adapterv1.ErrorCode, msg string) *adapterv1.FetchResponse {
+	return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: code, Message: msg}}
+}

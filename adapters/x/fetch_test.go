@@ -1,0 +1,503 @@
+package x_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/monitorhq/monitor/adapters/x"
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+)
+
+// mediaView is what a person (or core's download step) reads of a Media.
+type mediaView struct {
+	URL       string
+	Kind      adapterv1.MediaKind
+	Mime      string
+	Width     uint32
+	Height    uint32
+	Duration  uint32
+	Alt       string
+	Sensitive bool
+	CacheKey  string
+	Purpose   string
+}
+
+func viewMedia(t *testing.T, ms []*adapterv1.Media) []mediaView {
+	t.Helper()
+	out := make([]mediaView, 0, len(ms))
+	for _, m := range ms {
+		require.Empty(t, m.GetUnavailableReason(), "every fixture medium is available")
+		out = append(out, mediaView{
+			URL: m.GetUrl(), Kind: m.GetKind(), Mime: m.GetMime(), Width: m.GetWidth(), Height: m.GetHeight(),
+			Duration: m.GetDurationMs(), Alt: m.GetAlt(), Sensitive: m.GetSensitive(), CacheKey: m.GetCacheKey(),
+			Purpose: m.GetPurpose(),
+		})
+	}
+	return out
+}
+
+type entityView struct {
+	Key, Type, ExternalID string
+	Resources             []uint32
+}
+
+func viewEntities(es []*adapterv1.Entity) []entityView {
+	out := make([]entityView, 0, len(es))
+	for _, e := range es {
+		out = append(out, entityView{e.GetKey(), e.GetType(), e.GetExternalId(), e.GetResourceIndexes()})
+	}
+	return out
+}
+
+func viewRelations(rs []*adapterv1.Relation) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.GetFromKey()+" -"+r.GetName()+"-> "+r.GetToKey())
+	}
+	return out
+}
+
+// entityData returns the data_json of the entity with key.
+func entityData(t *testing.T, resp *adapterv1.FetchResponse, key string) string {
+	t.Helper()
+	for _, e := range resp.GetGraph().GetEntities() {
+		if e.GetKey() == key {
+			return e.GetDataJson()
+		}
+	}
+	t.Fatalf("no entity %s", key)
+	return ""
+}
+
+const (
+	archivistID      = "1455903129074348039"
+	archivistProfile = `{"id":"1455903129074348039","handle":"archivist_demo","name":"Archivist Demo",
+		"description":"Testing a self-hosted archive. Notes at https://archive.example.org/notes · ping @harbor_notes_demo",
+		"avatar_url":"%[1]s/media/pbs.twimg.com/profile_images/1888907060181049344/Xy7pQ2Lm.jpg",
+		"banner_url":"%[1]s/media/pbs.twimg.com/profile_banners/1455903129074348039/1739185512",
+		"followers":1287,"following":342,"posts":3876,"created_at":"2021-11-03T14:22:10Z","location":"Harbour City",
+		"url":"https://x.com/archivist_demo","website":"https://archive.example.org","protected":false}`
+)
+
+// archivistResources are the author's avatar (without _200x200) and banner.
+func archivistResources(base string) []mediaView {
+	avatar := base + "/media/pbs.twimg.com/profile_images/1888907060181049344/Xy7pQ2Lm.jpg"
+	banner := base + "/media/pbs.twimg.com/profile_banners/1455903129074348039/1739185512"
+	return []mediaView{
+		{URL: avatar, Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: "image/jpeg", CacheKey: avatar, Purpose: "avatar"},
+		{URL: banner, Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: "image/jpeg", CacheKey: banner, Purpose: "banner"},
+	}
+}
+
+func TestFetchFixtures(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		fixture   string
+		text      string
+		summary   string
+		published time.Time
+		media     func(base string) []mediaView
+		entities  []entityView
+		relations []string
+		postData  string // x.post data of the root, %[1]s is the fake's URL
+	}
+	tests := map[string]want{
+		"2078399740166950912": {
+			fixture:   "status-photos.json",
+			text:      "Two frames from this morning's walk: fog over the harbour & the old crane. #harbour",
+			summary:   "Archivist Demo：Two frames from this morning's walk: fog over the harbour & the old crane. #harbour [图片][图片]",
+			published: time.Date(2026, 7, 18, 8, 41, 27, 0, time.UTC),
+			media: func(base string) []mediaView {
+				return append([]mediaView{
+					{URL: base + "/media/pbs.twimg.com/media/GwQx7fHa0AAbC1d.jpg?name=orig", Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE,
+						Mime: "image/jpeg", Width: 4032, Height: 3024, CacheKey: "x:photo:2078399587459792896:orig",
+						Alt: "Fog rolling over a grey harbour at dawn, two moored boats in the foreground"},
+					{URL: base + "/media/pbs.twimg.com/media/GwQx7fHa0AEzY9k.jpg?name=orig", Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE,
+						Mime: "image/jpeg", Width: 3024, Height: 4032, CacheKey: "x:photo:2078399588604837889:orig"},
+				}, archivistResources(base)...)
+			},
+			entities: []entityView{
+				{"post:2078399740166950912", "x.post", "2078399740166950912", []uint32{0, 1}},
+				{"profile:" + archivistID, "x.profile", archivistID, []uint32{2, 3}},
+			},
+			relations: []string{"post:2078399740166950912 -authored_by-> profile:" + archivistID},
+			postData: `{"id":"2078399740166950912","url":"https://x.com/archivist_demo/status/2078399740166950912",
+				"text":"Two frames from this morning's walk: fog over the harbour & the old crane. #harbour",
+				"created_at":"2026-07-18T08:41:27Z","lang":"en","likes":187,"reposts":11,"replies":4,"views":6042,
+				"sensitive":false,"source":"Twitter for iPhone"}`,
+		},
+		"2079251421658238976": {
+			fixture:   "status-video.json",
+			text:      "Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier.",
+			summary:   "Archivist Demo：Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier. [视频]",
+			published: time.Date(2026, 7, 20, 17, 5, 44, 0, time.UTC),
+			media: func(base string) []mediaView {
+				return append([]mediaView{
+					{URL: base + "/media/video.twimg.com/ext_tw_video/2079250786962731008/pu/vid/avc1/1920x1080/kL0mN2oP4qR6sT8u.mp4?tag=12",
+						Kind: adapterv1.MediaKind_MEDIA_KIND_VIDEO, Mime: "video/mp4", Width: 1920, Height: 1080, Duration: 15015,
+						CacheKey: "x:video:2079250786962731008:1920x1080"},
+				}, archivistResources(base)...)
+			},
+			entities: []entityView{
+				{"post:2079251421658238976", "x.post", "2079251421658238976", []uint32{0}},
+				{"profile:" + archivistID, "x.profile", archivistID, []uint32{1, 2}},
+			},
+			relations: []string{"post:2079251421658238976 -authored_by-> profile:" + archivistID},
+			postData: `{"id":"2079251421658238976","url":"https://x.com/archivist_demo/status/2079251421658238976",
+				"text":"Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier.",
+				"created_at":"2026-07-20T17:05:44Z","lang":"en","likes":903,"reposts":64,"replies":12,"views":48213,
+				"sensitive":false,"source":"Twitter for Android"}`,
+		},
+		"2079906847374594048": {
+			fixture:   "status-quote.json",
+			text:      "Worth reading in full. Archived a copy (raw JSON + media) just in case.",
+			summary:   "Archivist Demo：Worth reading in full. Archived a copy (raw JSON + media) just in case.",
+			published: time.Date(2026, 7, 22, 12, 30, 9, 0, time.UTC),
+			media: func(base string) []mediaView {
+				harborAvatar := base + "/media/pbs.twimg.com/profile_images/1814309216057106432/Hn3vB8qZ.jpg"
+				harborBanner := base + "/media/pbs.twimg.com/profile_banners/995952779720409089/1721400000"
+				m := []mediaView{
+					{URL: base + "/media/pbs.twimg.com/media/GwZk2LmNbAAqR4t.png?name=orig", Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE,
+						Mime: "image/png", Width: 1600, Height: 900, Alt: "Table of August high and low tide times",
+						CacheKey: "x:photo:2079645344132370434:orig", Purpose: "quoted"},
+				}
+				m = append(m, archivistResources(base)...)
+				return append(m,
+					mediaView{URL: harborAvatar, Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: "image/jpeg", CacheKey: harborAvatar, Purpose: "avatar"},
+					mediaView{URL: harborBanner, Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: "image/jpeg", CacheKey: harborBanner, Purpose: "banner"},
+				)
+			},
+			entities: []entityView{
+				{"post:2079906847374594048", "x.post", "2079906847374594048", nil},
+				{"profile:" + archivistID, "x.profile", archivistID, []uint32{1, 2}},
+				{"post:2079645815421145088", "x.post", "2079645815421145088", []uint32{0}},
+				{"profile:995952779720409089", "x.profile", "995952779720409089", []uint32{3, 4}},
+			},
+			relations: []string{
+				"post:2079906847374594048 -authored_by-> profile:" + archivistID,
+				"post:2079645815421145088 -authored_by-> profile:995952779720409089",
+				"post:2079906847374594048 -quotes-> post:2079645815421145088",
+			},
+			postData: `{"id":"2079906847374594048","url":"https://x.com/archivist_demo/status/2079906847374594048",
+				"text":"Worth reading in full. Archived a copy (raw JSON + media) just in case.",
+				"created_at":"2026-07-22T12:30:09Z","lang":"en","likes":22,"reposts":3,"replies":1,"views":1877,
+				"sensitive":false,"source":"Twitter Web App","quote_id":"2079645815421145088"}`,
+		},
+		"2080424850067443712": {
+			fixture:   "status-sensitive-gif.json",
+			text:      "Night shift at the dry dock. Flashing lights warning.",
+			summary:   "Archivist Demo：Night shift at the dry dock. Flashing lights warning. [视频]",
+			published: time.Date(2026, 7, 23, 22, 48, 31, 0, time.UTC),
+			media: func(base string) []mediaView {
+				return append([]mediaView{
+					{URL: base + "/media/video.twimg.com/tweet_video/GwdR5tYbQAAx3Kp.mp4", Kind: adapterv1.MediaKind_MEDIA_KIND_GIF,
+						Mime: "video/mp4", Width: 498, Height: 280, Sensitive: true, CacheKey: "x:gif:2080424710320889856:498x280"},
+				}, archivistResources(base)...)
+			},
+			entities: []entityView{
+				{"post:2080424850067443712", "x.post", "2080424850067443712", []uint32{0}},
+				{"profile:" + archivistID, "x.profile", archivistID, []uint32{1, 2}},
+			},
+			relations: []string{"post:2080424850067443712 -authored_by-> profile:" + archivistID},
+			postData: `{"id":"2080424850067443712","url":"https://x.com/archivist_demo/status/2080424850067443712",
+				"text":"Night shift at the dry dock. Flashing lights warning.",
+				"created_at":"2026-07-23T22:48:31Z","lang":"en","likes":61,"reposts":5,"replies":7,"views":9120,
+				"sensitive":true,"source":"Twitter for iPhone"}`,
+		},
+	}
+
+	h := newHarness(t, nil)
+	base := h.fake.URL()
+	for id, w := range tests {
+		t.Run(w.fixture, func(t *testing.T) {
+			resp := h.fetchPost(t, id)
+			require.Nil(t, resp.GetError())
+			h.checkGraph(t, resp)
+
+			require.Equal(t, adapterv1.Visibility_VISIBILITY_PUBLIC, resp.GetVisibility())
+			d := resp.GetDisplay()
+			require.Equal(t, w.text, d.GetText())
+			require.Equal(t, adapterv1.TextKind_TEXT_KIND_PLAIN, d.GetTextKind())
+			require.Equal(t, "Archivist Demo", d.GetAuthorName())
+			require.Equal(t, w.summary, d.GetSummary())
+			require.Equal(t, w.published, d.GetPublishedAt().AsTime())
+
+			require.Equal(t, w.media(base), viewMedia(t, resp.GetMedia()))
+			for _, m := range resp.GetMedia() {
+				require.NotContains(t, m.GetUrl(), ".m3u8", "never the HLS playlist")
+				require.NotRegexp(t, `_(normal|bigger|mini|200x200|400x400)\.`, m.GetUrl(), "avatars at original size")
+				// What core would download is there, of the declared type.
+				res, err := http.Get(m.GetUrl())
+				require.NoError(t, err)
+				body, err := io.ReadAll(res.Body)
+				_ = res.Body.Close()
+				require.NoError(t, err)
+				require.Equal(t, http.StatusOK, res.StatusCode, m.GetUrl())
+				require.Equal(t, m.GetMime(), http.DetectContentType(body), m.GetUrl())
+			}
+
+			g := resp.GetGraph()
+			require.Equal(t, "post:"+id, g.GetRootKey())
+			require.Equal(t, w.entities, viewEntities(g.GetEntities()))
+			require.Equal(t, w.relations, viewRelations(g.GetRelations()))
+			require.JSONEq(t, w.postData, entityData(t, resp, "post:"+id))
+			require.JSONEq(t, strings.ReplaceAll(archivistProfile, "%[1]s", base), entityData(t, resp, "profile:"+archivistID))
+
+			require.Len(t, resp.GetSourceResponses(), 1)
+			src := resp.GetSourceResponses()[0]
+			require.Equal(t, h.fake.Raw(w.fixture), src.GetBody(), "raw body byte for byte")
+			require.Equal(t, "application/json", src.GetContentType())
+			require.Equal(t, base+"/2/status/"+id, src.GetRequestUrl())
+			require.Equal(t, adapterv1.Visibility_VISIBILITY_PUBLIC, src.GetVisibility())
+			require.EqualValues(t, 200, src.GetStatusCode())
+
+			require.Len(t, resp.GetRelatedTargets(), 1)
+			require.Equal(t, "https://x.com/archivist_demo", resp.GetRelatedTargets()[0].GetUrl())
+			require.EqualValues(t, 60, resp.GetRelatedTargets()[0].GetRefreshAfterSeconds())
+		})
+	}
+
+	// Entity data is plain JSON, without HTML escapes.
+	resp := h.fetchPost(t, "2078399740166950912")
+	require.Contains(t, entityData(t, resp, "post:2078399740166950912"), "harbour & the old crane")
+
+	// The quoted post's data and its author.
+	resp = h.fetchPost(t, "2079906847374594048")
+	require.JSONEq(t, `{"id":"2079645815421145088","url":"https://x.com/harbor_notes_demo/status/2079645815421145088",
+		"text":"New tide table for August is up. Spring tides on the 9th and 23rd; mind the causeway.",
+		"created_at":"2026-07-21T19:12:55Z","lang":"en","likes":1504,"reposts":220,"replies":31,"views":20311,
+		"sensitive":false,"source":"Twitter Web App"}`, entityData(t, resp, "post:2079645815421145088"))
+	require.JSONEq(t, `{"id":"995952779720409089","handle":"harbor_notes_demo","name":"Harbor Notes (demo)",
+		"description":"Tide tables, causeway closures and fog reports. Unofficial demo account.",
+		"avatar_url":"`+base+`/media/pbs.twimg.com/profile_images/1814309216057106432/Hn3vB8qZ.jpg",
+		"banner_url":"`+base+`/media/pbs.twimg.com/profile_banners/995952779720409089/1721400000",
+		"followers":20433,"following":118,"posts":12055,"created_at":"2018-05-14T09:03:41Z","location":"Harbour City",
+		"url":"https://x.com/harbor_notes_demo","protected":false}`, entityData(t, resp, "profile:995952779720409089"))
+
+	// Every API request carried the adapter's User-Agent.
+	for _, r := range h.fake.Requests() {
+		if strings.HasPrefix(r.Path, "/2/") {
+			require.Equal(t, x.DefaultUserAgent, r.UserAgent, r.Path)
+		}
+	}
+}
+
+func TestFetchUpstreamErrors(t *testing.T) {
+	t.Parallel()
+	const (
+		notFound    = adapterv1.ErrorCode_ERROR_CODE_NOT_FOUND
+		private     = adapterv1.ErrorCode_ERROR_CODE_PRIVATE
+		unavailable = adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE
+		badRequest  = adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST
+		limited     = adapterv1.ErrorCode_ERROR_CODE_RATE_LIMITED
+		bad         = adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE
+		tooLarge    = adapterv1.ErrorCode_ERROR_CODE_TOO_LARGE
+	)
+	const free = "1000000000000000009" // a post id no route knows; overrides use it
+	valid := func(base string) string {
+		return `{"code":200,"status":{"id":"` + free + `","text":"hi","author":{"id":"1","screen_name":"a","name":"A"}}}`
+	}
+	tests := []struct {
+		name      string
+		id        string
+		setup     func(h *harness)
+		code      adapterv1.ErrorCode
+		retryable bool
+		after     uint32
+		message   string
+		reason    string
+	}{
+		{name: "404 not found", id: "1000000000000000001", code: notFound, message: "post not found or not public"},
+		{name: "404 tombstone", id: "2071896524193419264", code: notFound, message: "post not found or not public (deleted)", reason: "deleted"},
+		{name: "404 unknown route", id: "42", code: notFound, message: "post not found or not public"},
+		{name: "401 private", id: "1000000000000000002", code: private, message: "this post is private (protected account)"},
+		{name: "500", id: "1000000000000000003", code: unavailable, retryable: true, message: "FxTwitter failed (HTTP 500)"},
+		{name: "400 bad id", id: free, code: badRequest, message: "HTTP 400", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 400, "application/json", h.fake.Raw("errors/status-400-bad-id.json"))
+		}},
+		{name: "429", id: "2078399740166950912", code: limited, retryable: true, after: 60, message: "slow down",
+			setup: func(h *harness) { h.fake.RateLimitNext(1) }},
+		{name: "502", id: "2078399740166950912", code: unavailable, retryable: true, message: "HTTP 502",
+			setup: func(h *harness) { h.fake.FailNext(1, 502) }},
+		{name: "HTML with 200", id: free, code: bad, message: "HTML page instead of JSON", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "text/html; charset=utf-8", []byte("<!doctype html><title>Just a moment...</title>"))
+		}},
+		{name: "HTML labelled JSON", id: free, code: bad, message: "HTML page", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte("\n<html><body>error</body></html>"))
+		}},
+		{name: "malformed JSON", id: free, code: bad, message: "not valid JSON", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(`{"code":200,"status":{"id":`))
+		}},
+		{name: "no status", id: free, code: bad, message: "missing status", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(`{"code":200,"message":"OK"}`))
+		}},
+		{name: "no author", id: free, code: bad, message: "missing status.author", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(`{"status":{"id":"`+free+`","text":"hi"}}`))
+		}},
+		{name: "no ids", id: free, code: bad, message: "missing status.id, status.author.id", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(`{"status":{"text":"hi","author":{"screen_name":"a"}}}`))
+		}},
+		{name: "wrong shape", id: free, code: bad, message: "unexpected shape at status.likes", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(`{"status":{"id":"1","likes":"many"}}`))
+		}},
+		{name: "another post", id: free, code: bad, message: "instead of", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json",
+				[]byte(strings.Replace(valid(""), `"id":"`+free, `"id":"7`, 1)))
+		}},
+		{name: "200 with code 404", id: free, code: notFound, message: "post not found", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json", h.fake.Raw("errors/status-404-notfound.json"))
+		}},
+		{name: "200 with tombstone", id: free, code: notFound, reason: "deleted", message: "(deleted)", setup: func(h *harness) {
+			h.fake.SetOverride("/2/status/"+free, 200, "application/json",
+				[]byte(`{"status":{"type":"tombstone","reason":"deleted","id":"`+free+`"},"code":200}`))
+		}},
+		{name: "over the limit", id: "2078399740166950912", code: tooLarge, message: "larger than the 4 MiB limit",
+			setup: func(h *harness) {
+				h.fake.SetOverride("/2/status/2078399740166950912", 200, "application/json",
+					[]byte(strings.Repeat(" ", 4<<20)+valid("")))
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, nil)
+			if tt.setup != nil {
+				tt.setup(h)
+			}
+			resp := h.fetchPost(t, tt.id)
+			e := resp.GetError()
+			require.NotNil(t, e, "want an error, got %v", resp)
+			require.Equal(t, tt.code, e.GetCode(), e.GetMessage())
+			require.Equal(t, tt.retryable, e.GetRetryable(), e.GetMessage())
+			require.Equal(t, tt.after, e.GetRetryAfterSeconds())
+			require.Contains(t, e.GetMessage(), tt.message)
+			require.Equal(t, tt.reason, e.GetReason())
+			require.Nil(t, resp.GetGraph())
+			require.Empty(t, resp.GetSourceResponses())
+			require.NotContains(t, e.GetMessage(), "error code: 1015", "no upstream bodies in messages")
+			reqs := h.fake.Requests()
+			require.NotEmpty(t, reqs)
+			require.Equal(t, x.DefaultUserAgent, reqs[len(reqs)-1].UserAgent, "the adapter always identifies itself")
+		})
+	}
+
+	t.Run("valid override", func(t *testing.T) {
+		// The override bodies above fail only for the reason they test.
+		t.Parallel()
+		h := newHarness(t, nil)
+		h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(valid("")))
+		resp := h.fetchPost(t, free)
+		h.checkGraph(t, resp)
+		require.Equal(t, "A：hi", resp.GetDisplay().GetSummary())
+		// No timestamp in the body: the time comes from the snowflake id.
+		require.Equal(t, time.UnixMilli(int64(1000000000000000009>>22)+1288834974657).UTC(),
+			resp.GetDisplay().GetPublishedAt().AsTime())
+	})
+}
+
+func TestFetchSizeLimit(t *testing.T) {
+	t.Parallel()
+	const id = "1000000000000000009"
+	h := newHarness(t, func(o *x.Options) { o.MaxResponseBytes = 1 << 10 })
+	// A real fixture is over 1 KiB.
+	resp := h.fetchPost(t, "2078399740166950912")
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_TOO_LARGE, resp.GetError().GetCode())
+	require.False(t, resp.GetError().GetRetryable())
+	require.Contains(t, resp.GetError().GetMessage(), "1 KiB")
+
+	// Exactly at the limit is fine; one byte more is not.
+	body := `{"status":{"id":"` + id + `","text":"hi","author":{"id":"1","screen_name":"a"}}}`
+	padded := body + strings.Repeat(" ", 1024-len(body))
+	h.fake.SetOverride("/2/status/"+id, 200, "application/json", []byte(padded))
+	resp = h.fetchPost(t, id)
+	require.Nil(t, resp.GetError())
+	require.Equal(t, []byte(padded), resp.GetSourceResponses()[0].GetBody())
+	h.fake.SetOverride("/2/status/"+id, 200, "application/json", []byte(padded+" "))
+	resp = h.fetchPost(t, id)
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_TOO_LARGE, resp.GetError().GetCode())
+}
+
+func TestFetchTimeout(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(o *x.Options) { o.HTTPClient = &http.Client{Timeout: 100 * time.Millisecond} })
+	h.fake.Delay(5 * time.Second)
+	start := time.Now()
+	resp := h.fetchPost(t, "2078399740166950912")
+	require.Less(t, time.Since(start), 4*time.Second)
+	e := resp.GetError()
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, e.GetCode())
+	require.True(t, e.GetRetryable())
+	require.Contains(t, e.GetMessage(), "did not answer in time")
+}
+
+func TestFetchUnreachable(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := lis.Addr().String()
+	require.NoError(t, lis.Close())
+	client := serve(t, x.New(x.Options{BaseURL: "http://" + addr}))
+	resp, err := client.Fetch(context.Background(), &adapterv1.FetchRequest{
+		ProviderId: "fxtwitter",
+		Target:     &adapterv1.Target{Platform: "x", EntityType: "x.post", ExternalId: "1"},
+	})
+	require.NoError(t, err)
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, resp.GetError().GetCode())
+	require.True(t, resp.GetError().GetRetryable())
+}
+
+func TestFetchBadRequests(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	post := func(id string) *adapterv1.Target {
+		return &adapterv1.Target{Platform: "x", EntityType: "x.post", ExternalId: id}
+	}
+	tests := []struct {
+		name    string
+		req     *adapterv1.FetchRequest
+		code    adapterv1.ErrorCode
+		message string
+	}{
+		{"other provider", &adapterv1.FetchRequest{ProviderId: "x-session", Target: post("1")},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `provider "x-session" is not a provider of the X adapter`},
+		{"no provider", &adapterv1.FetchRequest{Target: post("1")},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "not a provider"},
+		{"other platform", &adapterv1.FetchRequest{ProviderId: "fxtwitter",
+			Target: &adapterv1.Target{Platform: "telegram", EntityType: "x.post", ExternalId: "1"}},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `platform "telegram"`},
+		{"profile", &adapterv1.FetchRequest{ProviderId: "fxtwitter",
+			Target: &adapterv1.Target{Platform: "x", EntityType: "x.profile", ExternalId: "archivist_demo"}},
+			adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "fetching X profiles comes later"},
+		{"unknown type", &adapterv1.FetchRequest{ProviderId: "fxtwitter",
+			Target: &adapterv1.Target{Platform: "x", EntityType: "x.list", ExternalId: "1"}},
+			adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, `"x.list"`},
+		{"not a number", &adapterv1.FetchRequest{ProviderId: "fxtwitter", Target: post("not-a-number")},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `post id "not-a-number" is not a valid X post id`},
+		{"path trick", &adapterv1.FetchRequest{ProviderId: "fxtwitter", Target: post("1/../../profile/a")},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "not a valid X post id"},
+	}
+	for _, tt := range tests {
+		resp, err := h.client.Fetch(ctx, tt.req)
+		require.NoError(t, err, tt.name)
+		require.Equal(t, tt.code, resp.GetError().GetCode(), tt.name)
+		require.Contains(t, resp.GetError().GetMessage(), tt.message, tt.name)
+		require.False(t, resp.GetError().GetRetryable(), tt.name)
+	}
+	require.Empty(t, h.fake.Requests(), "bad requests never reach FxTwitter")
+
+	_, err := h.client.Fetch(ctx, &adapterv1.FetchRequest{ProviderId: "fxtwitter"})
+	require.Equal(t, codes.InvalidArgument, status.Code(err))
+
+	_, err = h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: "fxtwitter"})
+	require.Equal(t, codes.Unimplemented, status.Code(err), "fxtwitter declares no credential.prepare")
+}

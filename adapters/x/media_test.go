@@ -1,0 +1,179 @@
+package x
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+)
+
+func TestPhotoURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, url, mime string }{
+		{"https://pbs.twimg.com/media/A.jpg?name=orig", "https://pbs.twimg.com/media/A.jpg?name=orig", "image/jpeg"},
+		{"https://pbs.twimg.com/media/A.jpg", "https://pbs.twimg.com/media/A.jpg?name=orig", "image/jpeg"},
+		{"https://pbs.twimg.com/media/A.png?name=small", "https://pbs.twimg.com/media/A.png?name=orig", "image/png"},
+		{"https://pbs.twimg.com/media/A?format=webp&name=900x900", "https://pbs.twimg.com/media/A?format=webp&name=orig", "image/webp"},
+		{"https://pbs.twimg.com/media/A?format=jpg&name=large", "https://pbs.twimg.com/media/A?format=jpg&name=orig", "image/jpeg"},
+	}
+	for _, tt := range tests {
+		m := photoMedia(fxMedia{ID: "9", Type: "photo", URL: tt.in})
+		require.Equal(t, tt.url, m.GetUrl(), tt.in)
+		require.Equal(t, tt.mime, m.GetMime(), tt.in)
+		require.Equal(t, "x:photo:9:orig", m.GetCacheKey())
+	}
+	for _, bad := range []string{"", "javascript:alert(1)", "/media/A.jpg", "file:///etc/passwd"} {
+		m := photoMedia(fxMedia{Type: "photo", URL: bad, Width: 10, Height: 20})
+		require.Empty(t, m.GetUrl(), bad)
+		require.NotEmpty(t, m.GetUnavailableReason(), bad)
+		require.EqualValues(t, 10, m.GetWidth())
+	}
+}
+
+func TestBestMP4(t *testing.T) {
+	t.Parallel()
+	const base = "https://video.twimg.com/ext_tw_video/1/pu/vid/avc1/"
+	// Legacy "variants" shape, HLS first and highest "bitrate".
+	m := fxMedia{ID: "1", Type: "video", Width: 640, Height: 360, Duration: 1.2345, Variants: []fxVariant{
+		{URL: "https://video.twimg.com/ext_tw_video/1/pu/pl/a.m3u8", ContentType: "application/x-mpegURL", Bitrate: 1 << 40},
+		{URL: base + "640x360/a.mp4", ContentType: "video/mp4", Bitrate: 832000},
+		{URL: base + "1280x720/b.mp4", ContentType: "video/mp4", Bitrate: 2176000},
+	}}
+	v := videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:")
+	require.Equal(t, base+"1280x720/b.mp4", v.GetUrl())
+	require.EqualValues(t, 1280, v.GetWidth())
+	require.EqualValues(t, 720, v.GetHeight())
+	require.EqualValues(t, 1235, v.GetDurationMs())
+	require.Equal(t, "x:video:1:1280x720", v.GetCacheKey())
+
+	// Same bitrate: the larger rendition; no size in the path: the format's.
+	m = fxMedia{ID: "2", Type: "video", Width: 10, Height: 10, Formats: []fxVideoFormat{
+		{URL: "https://v.example/a.mp4", Container: "mp4", Bitrate: 5, Width: 320, Height: 180},
+		{URL: "https://v.example/b.mp4", Container: "mp4", Bitrate: 5, Width: 640, Height: 360},
+		{URL: "https://v.example/c.m3u8", Container: "mp4", Bitrate: 9}, // mislabelled playlist
+	}}
+	v = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:")
+	require.Equal(t, "https://v.example/b.mp4", v.GetUrl())
+	require.EqualValues(t, 640, v.GetWidth())
+
+	// Only a playlist: the video is marked unavailable, never the m3u8.
+	m = fxMedia{ID: "3", Type: "video", URL: "https://video.twimg.com/a.m3u8", Width: 1, Height: 1, Formats: []fxVideoFormat{
+		{URL: "https://video.twimg.com/a.m3u8", Container: "m3u8"},
+	}}
+	v = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:")
+	require.Empty(t, v.GetUrl())
+	require.Contains(t, v.GetUnavailableReason(), "no MP4")
+
+	// No renditions at all: the video's own MP4 URL.
+	m = fxMedia{Type: "gif", URL: "https://video.twimg.com/tweet_video/G.mp4", Width: 498, Height: 280}
+	v = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_GIF, "x:gif:")
+	require.Equal(t, "https://video.twimg.com/tweet_video/G.mp4", v.GetUrl())
+	require.Equal(t, "x:gif:/tweet_video/G.mp4", v.GetCacheKey(), "no media id: the path")
+}
+
+func TestStatusMediaFallsBackToPhotosThenVideos(t *testing.T) {
+	t.Parallel()
+	st := &fxStatus{PossiblySensitive: true, Media: &fxMediaSet{
+		Videos: []fxMedia{{ID: "2", Type: "video", URL: "https://video.twimg.com/v.mp4"}},
+		Photos: []fxMedia{{ID: "1", Type: "photo", URL: "https://pbs.twimg.com/media/p.jpg"}},
+	}}
+	ms := statusMedia(st, "")
+	require.Len(t, ms, 2)
+	require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_IMAGE, ms[0].GetKind())
+	require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_VIDEO, ms[1].GetKind())
+	require.True(t, ms[0].GetSensitive() && ms[1].GetSensitive())
+	require.Equal(t, "A：hi there [图片][视频]", summary("A", "hi\nthere", ms))
+}
+
+func TestProfileImage(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"https://pbs.twimg.com/profile_images/1/Xy7pQ2Lm_200x200.jpg", "https://pbs.twimg.com/profile_images/1/Xy7pQ2Lm.jpg"},
+		{"https://pbs.twimg.com/profile_images/1/Xy7pQ2Lm_normal.jpg", "https://pbs.twimg.com/profile_images/1/Xy7pQ2Lm.jpg"},
+		{"https://pbs.twimg.com/profile_images/1/a_b_bigger.png", "https://pbs.twimg.com/profile_images/1/a_b.png"},
+		{"https://pbs.twimg.com/profile_images/1/a_mini.jpeg", "https://pbs.twimg.com/profile_images/1/a.jpeg"},
+		{"https://pbs.twimg.com/profile_images/1/a_400x400.jpg?x=1", "https://pbs.twimg.com/profile_images/1/a.jpg?x=1"},
+		{"https://pbs.twimg.com/profile_images/1/a.jpg", "https://pbs.twimg.com/profile_images/1/a.jpg"},
+		{"https://pbs.twimg.com/profile_images/1/_normal.jpg", "https://pbs.twimg.com/profile_images/1/_normal.jpg"},
+	}
+	for _, tt := range tests {
+		m := profileImage(tt.in, purposeAvatar)
+		require.Equal(t, tt.want, m.GetUrl(), tt.in)
+		require.Equal(t, tt.want, m.GetCacheKey(), tt.in)
+		require.Equal(t, "avatar", m.GetPurpose())
+		require.False(t, m.GetSensitive())
+	}
+	require.Nil(t, profileImage("", purposeAvatar))
+	require.Nil(t, profileImage("data:image/png;base64,AAAA", purposeAvatar))
+	m := profileImage("https://cdn.example/me_normal.png", purposeAvatar)
+	require.Equal(t, "https://cdn.example/me.png", m.GetUrl())
+	require.Empty(t, m.GetCacheKey(), "only twimg profile images are immutable by URL")
+}
+
+func TestSummary(t *testing.T) {
+	t.Parallel()
+	img := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE}
+	vid := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_VIDEO}
+	gif := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_GIF}
+	avatar := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Purpose: "avatar"}
+	require.Equal(t, "Ann：hello [图片][图片]", summary("Ann", "hello", []*adapterv1.Media{img, img, avatar}))
+	require.Equal(t, "Ann：a b c [视频][图片][视频]", summary("Ann", "a\n\nb \r\n c\n", []*adapterv1.Media{vid, img, gif}))
+	require.Equal(t, "Ann：[图片]", summary("Ann", "", []*adapterv1.Media{img}))
+	require.Equal(t, "Ann：just text", summary("Ann", "just text", nil))
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	tests := map[string]uint32{
+		"":                              60,
+		"60":                            60,
+		" 5 ":                           5,
+		"0":                             1,
+		"-3":                            1,
+		"99999999999":                   86400,
+		"soon":                          60,
+		"Wed, 01 Jul 2026 12:02:00 GMT": 120,
+		"Wed, 01 Jul 2026 11:00:00 GMT": 1,
+	}
+	for in, want := range tests {
+		require.Equal(t, want, retryAfter(in, now), "%q", in)
+	}
+}
+
+func TestSnowflakeTime(t *testing.T) {
+	t.Parallel()
+	got, ok := snowflakeTime("2078399740166950912")
+	require.True(t, ok)
+	// FxTwitter's created_timestamp of that fixture is 1784364087.
+	require.Equal(t, int64(1784364087), got.Unix())
+	_, ok = snowflakeTime("20") // a 2006 post: no time inside
+	require.False(t, ok)
+}
+
+// TestReadLimitWithoutContentLength covers a chunked answer, where only
+// the bounded read can notice the size.
+func TestReadLimitWithoutContentLength(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		for range 4 {
+			_, _ = w.Write([]byte(strings.Repeat(" ", 512)))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	a := New(Options{BaseURL: srv.URL + "/", MaxResponseBytes: 2047})
+	_, e := a.get(context.Background(), "/2/status/1")
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_TOO_LARGE, e.GetCode())
+	a = New(Options{BaseURL: srv.URL, MaxResponseBytes: 2048})
+	resp, e := a.get(context.Background(), "/2/status/1")
+	require.Nil(t, e)
+	require.Len(t, resp.body, 2048)
+}
