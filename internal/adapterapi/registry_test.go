@@ -173,7 +173,9 @@ func TestUnreachableAdapterIsDiscoveredLater(t *testing.T) {
 
 	sctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- adapterapi.Serve(sctx, lis, &fakeAdapter{desc: describe("demo", "demo.example")}, slog.New(slog.DiscardHandler)) }()
+	go func() {
+		done <- adapterapi.Serve(sctx, lis, &fakeAdapter{desc: describe("demo", "demo.example")}, slog.New(slog.DiscardHandler))
+	}()
 	t.Cleanup(func() { stop(); require.NoError(t, <-done) })
 
 	r.CheckHealth(context.Background())
