@@ -58,7 +58,7 @@ func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adap
 	switch t.GetEntityType() {
 	case EntityTypePost:
 	case EntityTypeProfile:
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "fetching X profiles comes later"), nil
+		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "archiving X profiles is not supported yet; send a link to a post"), nil
 	default:
 		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 			fmt.Sprintf("entity type %s is not one the X adapter fetches", quoteShort(t.GetEntityType()))), nil

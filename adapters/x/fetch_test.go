@@ -477,7 +477,7 @@ func TestFetchBadRequests(t *testing.T) {
 			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `platform "telegram"`},
 		{"profile", &adapterv1.FetchRequest{ProviderId: "fxtwitter",
 			Target: &adapterv1.Target{Platform: "x", EntityType: "x.profile", ExternalId: "archivist_demo"}},
-			adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "fetching X profiles comes later"},
+			adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "archiving X profiles is not supported yet; send a link to a post"},
 		{"unknown type", &adapterv1.FetchRequest{ProviderId: "fxtwitter",
 			Target: &adapterv1.Target{Platform: "x", EntityType: "x.list", ExternalId: "1"}},
 			adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, `"x.list"`},
