@@ -265,3 +265,15 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkResolve measures resolving a typical shared post link.
+func BenchmarkResolve(b *testing.B) {
+	a := New(Options{})
+	req := &adapterv1.ResolveRequest{Url: "https://twitter.com/archivist_demo/status/2078399740166950912/photo/1?s=20&t=abc"}
+	for b.Loop() {
+		resp, err := a.Resolve(context.Background(), req)
+		if err != nil || resp.GetTarget() == nil {
+			b.Fatal(err, resp.GetError())
+		}
+	}
+}

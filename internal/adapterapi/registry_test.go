@@ -375,3 +375,27 @@ func TestHealthTracksOnlineStatus(t *testing.T) {
 	require.True(t, ae.Retryable, "an unreachable adapter is worth retrying")
 	require.False(t, errors.Is(err, adapterapi.ErrContract))
 }
+
+// BenchmarkFetchValidated measures one Fetch through the registry over a
+// loopback gRPC connection, graph validation against the schemas included.
+func BenchmarkFetchValidated(b *testing.B) {
+	resp := graphResponse(nil)
+	f := &fakeAdapter{desc: describe("demo", "demo.example"), fetch: func(*adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
+		return resp, nil
+	}}
+	lis, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- adapterapi.Serve(ctx, lis, f, slog.New(slog.DiscardHandler)) }()
+	defer func() { cancel(); <-done }()
+	r, err := adapterapi.Dial(context.Background(), []string{lis.Addr().String()}, slog.New(slog.DiscardHandler))
+	require.NoError(b, err)
+	defer r.Close()
+	req := &adapterv1.FetchRequest{ProviderId: "public", Target: &adapterv1.Target{ExternalId: "1"}}
+	for b.Loop() {
+		if _, err := r.Fetch(context.Background(), "demo", req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
