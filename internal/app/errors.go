@@ -1,0 +1,38 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors the surfaces map to answers. Messages are written for people.
+var (
+	// ErrNotFound: the thing does not exist or the tenant may not see it.
+	ErrNotFound = errors.New("not found")
+	// ErrUnauthorized: no valid credential.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrQuota: the tenant's storage quota does not allow the save.
+	ErrQuota = errors.New("storage quota exceeded")
+	// ErrIdempotencyMismatch: an idempotency key was reused for another link.
+	ErrIdempotencyMismatch = errors.New("idempotency key reused")
+)
+
+// QuotaError says by how much a save would exceed the quota.
+type QuotaError struct {
+	UsedBytes     int64
+	ReservedBytes int64
+	QuotaBytes    int64
+	// AddBytes is what the save would add (0 when not known yet).
+	AddBytes int64
+}
+
+func (e *QuotaError) Error() string {
+	if e.QuotaBytes == 0 {
+		return "this tenant's storage quota is 0 bytes, so it cannot save anything; ask the operator to raise it"
+	}
+	return fmt.Sprintf("storage quota exceeded: %d of %d bytes used, %d reserved by captures in progress, the save needs %d more; delete something or ask the operator to raise the quota",
+		e.UsedBytes, e.QuotaBytes, e.ReservedBytes, e.AddBytes)
+}
+
+// Is makes errors.Is(err, ErrQuota) true.
+func (e *QuotaError) Is(target error) bool { return target == ErrQuota }
