@@ -5,6 +5,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/store"
 )
@@ -45,4 +50,34 @@ func (a *App) CreateToken(ctx context.Context, tenantName, tokenName string) (st
 		return "", store.Token{}, err
 	}
 	return token, t, nil
+}
+
+// Principal is who a request acts for.
+type Principal struct {
+	TenantID   uuid.UUID
+	TenantName string
+}
+
+// Authenticate finds the tenant of a REST token. Unknown and revoked tokens
+// and tenants that are not enabled are all ErrUnauthorized, so a caller
+// learns nothing about which.
+func (a *App) Authenticate(ctx context.Context, token string) (Principal, error) {
+	if !strings.HasPrefix(token, tokenPrefix) || len(token) > 200 {
+		return Principal{}, ErrUnauthorized
+	}
+	t, err := a.store.TokenGetByDigest(ctx, TokenDigest(token))
+	if errors.Is(err, store.ErrNotFound) || (err == nil && t.RevokedAt != nil) {
+		return Principal{}, ErrUnauthorized
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	tenant, err := a.store.TenantGetByID(ctx, t.TenantID)
+	if err != nil {
+		return Principal{}, err
+	}
+	if tenant.Status != store.TenantEnabled {
+		return Principal{}, fmt.Errorf("%w: tenant %s is %s", ErrUnauthorized, tenant.Name, tenant.Status)
+	}
+	return Principal{TenantID: tenant.ID, TenantName: tenant.Name}, nil
 }
