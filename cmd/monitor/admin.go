@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
 )
 
@@ -39,7 +37,7 @@ func (d *deps) withApp(cmd *cobra.Command, fn func(a *app.App) error) error {
 		return err
 	}
 	defer st.Close()
-	return fn(app.New(st, log))
+	return fn(app.New(app.Deps{Store: st, Log: log}))
 }
 
 func newTenantCreateCmd(d *deps) *cobra.Command {
@@ -55,7 +53,7 @@ digits, '.', '_' or '-', unique on this instance.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var quotaBytes *int64
 			if cmd.Flags().Changed("quota") {
-				n, err := parseBytes(quota)
+				n, err := config.ParseBytes(quota)
 				if err != nil {
 					return usageError{fmt.Errorf("--quota %q: %w", quota, err)}
 				}
@@ -114,34 +112,4 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-// byteUnits are the suffixes parseBytes accepts, longest first.
-var byteUnits = []struct {
-	suffix string
-	factor int64
-}{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-	{"B", 1},
-}
-
-// parseBytes reads a byte count: a whole number, optionally with a unit.
-func parseBytes(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	factor := int64(1)
-	for _, u := range byteUnits {
-		if strings.HasSuffix(s, u.suffix) {
-			s, factor = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.factor
-			break
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, errors.New("must be a whole number of bytes, optionally with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB)")
-	}
-	if n > (1<<63-1)/factor {
-		return 0, errors.New("is too large")
-	}
-	return n * factor, nil
 }

@@ -1,22 +1,95 @@
-// Package app holds Monitor's business services: tenants and tokens now;
-// submit, capture, download, finalize, collections, quota and lifecycle as
-// they arrive. It is the only layer that combines the store, the blob store,
-// the queue and the adapter registry.
+// Package app holds Monitor's business services: tenants and tokens, the
+// capture pipeline (submit → capture → download → finalize), reading the
+// archive, and quota. It is the only layer that combines the store, the
+// blob store, the queue and the adapter registry.
 package app
 
 import (
 	"log/slog"
+	"net"
+	"net/http"
+	"time"
 
+	"github.com/riverqueue/river"
+
+	"github.com/monitorhq/monitor/internal/adapterapi"
+	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 )
 
-// App is the business layer of one core process.
-type App struct {
-	store *store.Store
-	log   *slog.Logger
+// Limits bound the pipeline's work.
+type Limits struct {
+	// MaxMediaBytes is the largest media file stored; larger ones fail.
+	MaxMediaBytes int64
+	// TenantCaptures is how many captures of one tenant fetch at once.
+	TenantCaptures int
+	// ConnectionCaptures is how many captures of one account connection
+	// fetch at once.
+	ConnectionCaptures int
+	// Attempts is how many times a retryable fetch or download is tried.
+	Attempts int
+	// RetryDelay is the first wait before a retry when the upstream names
+	// none; it doubles with each attempt.
+	RetryDelay time.Duration
 }
 
-// New returns the business layer over an open store.
-func New(st *store.Store, log *slog.Logger) *App {
-	return &App{store: st, log: log}
+// DefaultLimits are the limits of seed 000: two captures per tenant, one
+// per connection, three attempts.
+func DefaultLimits() Limits {
+	return Limits{MaxMediaBytes: 2 << 30, TenantCaptures: 2, ConnectionCaptures: 1, Attempts: 3, RetryDelay: 2 * time.Second}
 }
+
+// Deps are what the business layer runs on. Only Store and Log are needed
+// for tenant and token administration.
+type Deps struct {
+	Store    *store.Store
+	Blob     blob.Store
+	Adapters *adapterapi.Registry
+	Log      *slog.Logger
+	Limits   Limits
+	// HTTPClient downloads media; nil means a client with sane timeouts.
+	HTTPClient *http.Client
+}
+
+// App is the business layer of one core process.
+type App struct {
+	store    *store.Store
+	blob     blob.Store
+	adapters *adapterapi.Registry
+	log      *slog.Logger
+	limits   Limits
+	http     *http.Client
+	queue    *queue.Queue
+}
+
+// New returns the business layer. Pipeline work needs a queue: register the
+// workers with RegisterWorkers when building it, then AttachQueue.
+func New(d Deps) *App {
+	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: d.HTTPClient}
+	if a.limits == (Limits{}) {
+		a.limits = DefaultLimits()
+	}
+	if a.http == nil {
+		a.http = &http.Client{Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 30 * time.Second,
+			MaxIdleConnsPerHost:   8,
+			IdleConnTimeout:       90 * time.Second,
+		}}
+	}
+	return a
+}
+
+// RegisterWorkers adds the pipeline's job workers to River's bundle.
+func (a *App) RegisterWorkers(w *river.Workers) {
+	river.AddWorker(w, &captureWorker{app: a})
+	river.AddWorker(w, &downloadWorker{app: a})
+	river.AddWorker(w, &finalizeWorker{app: a})
+}
+
+// AttachQueue gives the business layer the queue its transactions insert
+// jobs into. The queue must have been built with RegisterWorkers.
+func (a *App) AttachQueue(q *queue.Queue) { a.queue = q }

@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+
+	"github.com/monitorhq/monitor/internal/store"
 )
 
 // Errors the surfaces map to answers. Messages are written for people.
@@ -36,3 +38,6 @@ func (e *QuotaError) Error() string {
 
 // Is makes errors.Is(err, ErrQuota) true.
 func (e *QuotaError) Is(target error) bool { return target == ErrQuota }
+
+// isNotFound reports a missing row.
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -17,7 +17,7 @@ func TestCreateTenantAndToken(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		a := app.New(st, storetest.Logger(t))
+		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
 		quota := int64(1 << 30)
 		tenant, err := a.CreateTenant(ctx, "alice", &quota)
 		require.NoError(t, err)
@@ -53,7 +53,7 @@ func TestCreateTenantAndToken(t *testing.T) {
 func TestTenantNameValidation(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t, "sqlite")
-	a := app.New(st, storetest.Logger(t))
+	a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
 	for _, name := range []string{"", "has space", "semi;colon", strings.Repeat("x", 65), "../etc"} {
 		_, err := a.CreateTenant(context.Background(), name, nil)
 		require.ErrorIs(t, err, app.ErrInvalid, name)

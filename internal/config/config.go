@@ -49,6 +49,8 @@ type Config struct {
 	Adapters Adapters
 	// Queue sizes the River worker pools.
 	Queue Queue
+	// Capture bounds the capture pipeline.
+	Capture Capture
 	// LogLevel is the minimum level of structured logs.
 	LogLevel string
 
@@ -91,6 +93,17 @@ type Queue struct {
 	CaptureWorkers  int
 	DownloadWorkers int
 	ControlWorkers  int
+}
+
+// Capture holds the limits of the capture pipeline.
+type Capture struct {
+	// MaxMediaBytes is the largest media file stored; larger ones fail.
+	MaxMediaBytes int64
+	// TenantConcurrency is how many captures of one tenant fetch at once.
+	TenantConcurrency int
+	// ConnectionConcurrency is how many captures of one account connection
+	// fetch at once.
+	ConnectionConcurrency int
 }
 
 // Env reads one environment variable; os.LookupEnv fits.
@@ -180,6 +193,25 @@ func options() []option {
 		{env: "MONITOR_CONTROL_WORKERS", flag: "control-workers", def: "4",
 			usage: "workers of the control queue",
 			set:   func(c *Config, v string) error { return setWorkers(&c.Queue.ControlWorkers, v) }},
+		{env: "MONITOR_MAX_MEDIA_SIZE", flag: "max-media-size", def: "2GiB",
+			usage: "largest media file stored, in bytes or with a unit (500MiB, 2GiB)",
+			set: func(c *Config, v string) error {
+				n, err := ParseBytes(v)
+				if err != nil {
+					return err
+				}
+				if n < 1 {
+					return errors.New("must be at least 1 byte")
+				}
+				c.Capture.MaxMediaBytes = n
+				return nil
+			}},
+		{env: "MONITOR_TENANT_CAPTURES", flag: "tenant-captures", def: "2",
+			usage: "captures of one tenant fetching at once",
+			set:   func(c *Config, v string) error { return setWorkers(&c.Capture.TenantConcurrency, v) }},
+		{env: "MONITOR_CONNECTION_CAPTURES", flag: "connection-captures", def: "1",
+			usage: "captures of one account connection fetching at once",
+			set:   func(c *Config, v string) error { return setWorkers(&c.Capture.ConnectionConcurrency, v) }},
 		{env: "MONITOR_LOG_LEVEL", flag: "log-level", def: "info",
 			usage: "log level: debug, info, warn or error",
 			set: func(c *Config, v string) error {
@@ -372,4 +404,34 @@ func setWorkers(dst *int, v string) error {
 	}
 	*dst = n
 	return nil
+}
+
+// byteUnits are the suffixes ParseBytes accepts, longest first.
+var byteUnits = []struct {
+	suffix string
+	factor int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"B", 1},
+}
+
+// ParseBytes reads a byte count: a whole number, optionally with a unit.
+func ParseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	factor := int64(1)
+	for _, u := range byteUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			s, factor = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.factor
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errors.New("must be a whole number of bytes, optionally with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB)")
+	}
+	if n > (1<<63-1)/factor {
+		return 0, errors.New("is too large")
+	}
+	return n * factor, nil
 }

@@ -86,3 +86,9 @@ func (s *Store) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error)
 	t, err := scanTenant(s.read.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
 	return t, wrap(s.d, "get tenant by id", err)
 }
+
+// TenantGetByID finds a tenant by id inside the transaction.
+func (tx *Tx) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error) {
+	t, err := scanTenant(tx.tx.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+	return t, wrap(tx.d, "get tenant by id", err)
+}

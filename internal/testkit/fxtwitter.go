@@ -55,6 +55,8 @@ type FxTwitter struct {
 	delay       time.Duration
 	overrides   map[string]fxOverride
 	mediaSize   int
+	retryAfter  string
+	mediaFail   map[string]int // media path → status, every time
 }
 
 // FxRequest is one request the fake received.
@@ -213,6 +215,29 @@ func (f *FxTwitter) RateLimitNext(n int) {
 	f.rateLimitN = n
 }
 
+// SetRetryAfter replaces the Retry-After value of simulated rate limits
+// ("" restores the fixture's 60), so tests need not wait a minute.
+func (f *FxTwitter) SetRetryAfter(v string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.retryAfter = v
+}
+
+// FailMediaPath makes every request for one media path (as served, e.g.
+// "/media/pbs.twimg.com/media/x.jpg") answer status; 0 stops it.
+func (f *FxTwitter) FailMediaPath(p string, status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mediaFail == nil {
+		f.mediaFail = map[string]int{}
+	}
+	if status == 0 {
+		delete(f.mediaFail, p)
+		return
+	}
+	f.mediaFail[p] = status
+}
+
 // FailNext makes the next n API requests answer status with FxTwitter's
 // error body ({"status":null,...,"code":status}).
 func (f *FxTwitter) FailNext(n, status int) {
@@ -313,6 +338,7 @@ func (f *FxTwitter) serveAPI(w http.ResponseWriter, r *http.Request) {
 		failStatus  int
 	)
 	override, overridden := f.overrides[r.URL.Path]
+	retryAfter := f.retryAfter
 	switch {
 	case rateLimited:
 		f.rateLimitN--
@@ -323,6 +349,10 @@ func (f *FxTwitter) serveAPI(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 
 	switch {
+	case rateLimited && retryAfter != "":
+		h := jsonHeaders(f.rateLimit.Headers)
+		h["Retry-After"] = retryAfter
+		writeBody(w, f.rateLimit.Status, h, f.fixtures[f.rateLimit.File])
 	case rateLimited:
 		f.writeRoute(w, f.rateLimit)
 	case failStatus != 0:
@@ -413,6 +443,9 @@ func (f *FxTwitter) serveMedia(w http.ResponseWriter, r *http.Request) {
 	if f.mediaFailN > 0 {
 		f.mediaFailN--
 		failStatus = f.mediaStatus
+	}
+	if st, ok := f.mediaFail[r.URL.Path]; ok {
+		failStatus = st
 	}
 	f.mu.Unlock()
 	if failStatus != 0 {

@@ -1,0 +1,279 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/store"
+)
+
+// Capture shows a capture to a tenant that submitted it.
+func (a *App) Capture(ctx context.Context, tenantID, captureID uuid.UUID) (CaptureView, error) {
+	ok, err := a.store.SubmissionExistsForCapture(ctx, tenantID, captureID)
+	if err != nil {
+		return CaptureView{}, err
+	}
+	if !ok {
+		return CaptureView{}, errorf(ErrNotFound, "no capture with id %s", captureID)
+	}
+	c, err := a.store.CaptureGet(ctx, captureID)
+	if err != nil {
+		return CaptureView{}, err
+	}
+	return CaptureView{ID: c.ID, State: c.State, Error: c.Error, RevisionID: c.RevisionID, CollectionID: c.CollectionID,
+		CreatedAt: c.CreatedAt, FinishedAt: c.FinishedAt}, nil
+}
+
+// Collections lists the tenant's saved collections, newest save first.
+func (a *App) Collections(ctx context.Context, tenantID uuid.UUID, limit int, cursor string) (CollectionPage, error) {
+	if limit < 1 || limit > 100 {
+		return CollectionPage{}, errorf(ErrInvalid, "limit must be from 1 to 100")
+	}
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return CollectionPage{}, err
+	}
+	rows, err := a.store.SavedCollectionList(ctx, tenantID, after, limit+1)
+	if err != nil {
+		return CollectionPage{}, err
+	}
+	page := CollectionPage{Items: []CollectionView{}}
+	if len(rows) > limit {
+		last := rows[limit-1]
+		page.NextCursor = encodeCursor(store.SavedCursor{SavedAt: last.SavedAt, CollectionID: last.ID})
+		rows = rows[:limit]
+	}
+	for _, sc := range rows {
+		v, err := a.collectionView(ctx, sc)
+		if err != nil {
+			return CollectionPage{}, err
+		}
+		page.Items = append(page.Items, v)
+	}
+	return page, nil
+}
+
+// Collection shows one saved collection with its current revision.
+func (a *App) Collection(ctx context.Context, tenantID, id uuid.UUID) (CollectionView, error) {
+	sc, err := a.savedCollection(ctx, tenantID, id)
+	if err != nil {
+		return CollectionView{}, err
+	}
+	return a.collectionView(ctx, sc)
+}
+
+func (a *App) savedCollection(ctx context.Context, tenantID, id uuid.UUID) (store.SavedCollection, error) {
+	sc, err := a.store.SavedCollectionGet(ctx, tenantID, id)
+	if isNotFound(err) {
+		return sc, errorf(ErrNotFound, "no saved collection with id %s", id)
+	}
+	return sc, err
+}
+
+func (a *App) collectionView(ctx context.Context, sc store.SavedCollection) (CollectionView, error) {
+	v := CollectionView{
+		ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ExternalID: sc.ExternalID, SourceURL: sc.SourceURL,
+		Visibility: sc.Visibility, SavedAt: sc.SavedAt, RevisionID: sc.CurrentRevisionID, Media: []MediaView{},
+	}
+	state, err := a.store.CaptureLatestState(ctx, sc.ID)
+	if err != nil && !isNotFound(err) {
+		return v, err
+	}
+	v.State = state
+	if sc.CurrentRevisionID == nil {
+		return v, nil
+	}
+	r, err := a.store.RevisionGet(ctx, *sc.CurrentRevisionID)
+	if err != nil {
+		return v, err
+	}
+	rv, err := a.revisionView(ctx, r)
+	if err != nil {
+		return v, err
+	}
+	v.Text, v.TextKind, v.Summary, v.AuthorName, v.PublishedAt = rv.Text, rv.TextKind, rv.Summary, rv.AuthorName, rv.PublishedAt
+	v.Media = rv.Media
+	v.Graph = &rv.Graph
+	return v, nil
+}
+
+// Revisions lists a saved collection's revisions, newest first.
+func (a *App) Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]RevisionView, error) {
+	if _, err := a.savedCollection(ctx, tenantID, collectionID); err != nil {
+		return nil, err
+	}
+	revs, err := a.store.RevisionList(ctx, collectionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RevisionView, 0, len(revs))
+	for _, r := range revs {
+		rv, err := a.revisionView(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rv)
+	}
+	return out, nil
+}
+
+// Revision shows one revision of a collection the tenant saved.
+func (a *App) Revision(ctx context.Context, tenantID, revisionID uuid.UUID) (RevisionView, error) {
+	r, err := a.store.RevisionGet(ctx, revisionID)
+	if isNotFound(err) {
+		return RevisionView{}, errorf(ErrNotFound, "no revision with id %s", revisionID)
+	}
+	if err != nil {
+		return RevisionView{}, err
+	}
+	if _, err := a.savedCollection(ctx, tenantID, r.CollectionID); err != nil {
+		return RevisionView{}, errorf(ErrNotFound, "no revision with id %s", revisionID)
+	}
+	return a.revisionView(ctx, r)
+}
+
+func (a *App) revisionView(ctx context.Context, r store.Revision) (RevisionView, error) {
+	var doc contentDoc
+	if err := json.Unmarshal(r.Content, &doc); err != nil {
+		return RevisionView{}, fmt.Errorf("app: revision %s: %w", r.ID, err)
+	}
+	ids, err := a.store.RevisionEntityIDs(ctx, r.ID)
+	if err != nil {
+		return RevisionView{}, err
+	}
+	rv := RevisionView{
+		ID: r.ID, CollectionID: r.CollectionID, CaptureID: r.CaptureID, Text: doc.Text, TextKind: doc.TextKind,
+		Summary: doc.Summary, AuthorName: doc.AuthorName, PublishedAt: doc.PublishedAt, Media: []MediaView{},
+		ContentBytes: r.ContentBytes, CreatedAt: r.CreatedAt, ObservedAt: r.ObservedAt,
+		Graph: GraphView{Root: doc.Graph.Root, Entities: []EntityNode{}, Relations: doc.Graph.Relations},
+	}
+	for _, m := range doc.Media {
+		rv.Media = append(rv.Media, MediaView{SHA256: m.SHA256, Kind: m.Kind, Mime: m.Mime, Size: m.Size, Width: m.Width,
+			Height: m.Height, DurationMS: m.DurationMS, Alt: m.Alt, Sensitive: m.Sensitive})
+	}
+	for _, e := range doc.Graph.Entities {
+		n := EntityNode{Key: e.Key, EntityID: ids[e.Key], Type: e.Type, ExternalID: e.ExternalID, Data: e.Data}
+		for _, res := range e.Resources {
+			n.Resources = append(n.Resources, ResourceView{Purpose: res.Purpose, SHA256: res.SHA256, Kind: res.Kind, Mime: res.Mime, Size: res.Size})
+		}
+		rv.Graph.Entities = append(rv.Graph.Entities, n)
+	}
+	if rv.Graph.Relations == nil {
+		rv.Graph.Relations = []RelationView{}
+	}
+	return rv, nil
+}
+
+// DeleteCollection removes the tenant's reference to a collection; the
+// content stays for other savers and is purged later when nobody has it.
+func (a *App) DeleteCollection(ctx context.Context, tenantID, id uuid.UUID) error {
+	err := a.store.InTx(ctx, func(tx *store.Tx) error { return tx.TenantCollectionDelete(ctx, tenantID, id) })
+	if isNotFound(err) {
+		return errorf(ErrNotFound, "no saved collection with id %s", id)
+	}
+	return err
+}
+
+// Entity shows the newest snapshot of an entity among the tenant's saved
+// collections.
+func (a *App) Entity(ctx context.Context, tenantID, id uuid.UUID) (EntityView, error) {
+	es, err := a.store.EntityLatestForTenant(ctx, tenantID, id)
+	if isNotFound(err) {
+		return EntityView{}, errorf(ErrNotFound, "no entity with id %s", id)
+	}
+	if err != nil {
+		return EntityView{}, err
+	}
+	return EntityView{ID: es.ID, Platform: es.Platform, Type: es.Type, ExternalID: es.ExternalID, Visibility: es.Visibility,
+		Data: json.RawMessage(es.Data), VersionID: es.VersionID, UpdatedAt: es.CreatedAt}, nil
+}
+
+// OpenMedia opens stored media by content hash, when a collection the
+// tenant saved references it. MediaFile.Size is the whole file's size.
+func (a *App) OpenMedia(ctx context.Context, tenantID uuid.UUID, sha256 string, rng *blob.Range) (io.ReadCloser, MediaFile, error) {
+	b, err := a.store.BlobForTenant(ctx, tenantID, sha256)
+	if isNotFound(err) {
+		return nil, MediaFile{}, errorf(ErrNotFound, "no media with sha256 %s in your archive", sha256)
+	}
+	if err != nil {
+		return nil, MediaFile{}, err
+	}
+	rc, _, err := a.blob.Get(ctx, b.ObjectKey, rng)
+	if err != nil {
+		return nil, MediaFile{SHA256: b.SHA256, Mime: b.Mime, Size: b.Size}, err
+	}
+	return rc, MediaFile{SHA256: b.SHA256, Mime: b.Mime, Size: b.Size}, nil
+}
+
+// Usage is the tenant's storage accounting.
+func (a *App) Usage(ctx context.Context, tenantID uuid.UUID) (Usage, error) {
+	u, err := a.store.TenantUsage(ctx, tenantID)
+	return Usage{UsedBytes: u.UsedBytes, ReservedBytes: u.ReservedBytes, QuotaBytes: u.QuotaBytes}, err
+}
+
+// Adapters lists the configured adapters with their online status.
+func (a *App) Adapters() []AdapterView {
+	out := []AdapterView{}
+	if a.adapters == nil {
+		return out
+	}
+	for _, ad := range a.adapters.Adapters() {
+		d := ad.Describe()
+		v := AdapterView{ID: d.GetAdapterId(), DisplayName: d.GetDisplayName(), Version: d.GetAdapterVersion(),
+			Online: ad.Online(), Hosts: d.GetHosts(), Providers: []ProviderView{}, EntityTypes: []string{}}
+		if v.DisplayName == "" {
+			v.DisplayName = v.ID
+		}
+		for _, et := range d.GetEntityTypes() {
+			v.EntityTypes = append(v.EntityTypes, et.GetName())
+		}
+		for _, p := range d.GetProviders() {
+			pv := ProviderView{ID: p.GetId(), AuthMode: strings.TrimPrefix(strings.ToLower(p.GetAuthMode().String()), "auth_mode_"),
+				Default: p.GetDefaultProvider(), Capabilities: []string{}}
+			for _, c := range p.GetCapabilities() {
+				pv.Capabilities = append(pv.Capabilities, fmt.Sprintf("%s/%d.%d", c.GetName(), c.GetMajor(), c.GetMinor()))
+			}
+			v.Providers = append(v.Providers, pv)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Cursors are opaque to clients: base64url of "<unix nanos>.<collection id>".
+func encodeCursor(c store.SavedCursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.SavedAt.UnixNano(), 10) + "." + c.CollectionID.String()))
+}
+
+func decodeCursor(s string) (*store.SavedCursor, error) {
+	if s == "" {
+		return nil, nil
+	}
+	bad := errorf(ErrInvalid, "cursor %q is not one this API gave out; start again without a cursor", s)
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	ns, id, ok := strings.Cut(string(raw), ".")
+	if !ok {
+		return nil, bad
+	}
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	cid, err := uuid.Parse(id)
+	if err != nil {
+		return nil, bad
+	}
+	return &store.SavedCursor{SavedAt: time.Unix(0, n).UTC(), CollectionID: cid}, nil
+}

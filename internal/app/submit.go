@@ -1,0 +1,222 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/monitorhq/monitor/internal/adapterapi"
+	"github.com/monitorhq/monitor/internal/queue"
+	"github.com/monitorhq/monitor/internal/store"
+)
+
+// publicAccessScope is the access scope of content fetched without an
+// account: anyone may see it.
+const publicAccessScope = "public"
+
+// maxInputURL bounds what a person may submit.
+const maxInputURL = 4096
+
+// collectionNamespace derives public collection ids: the same post has the
+// same id on every Monitor instance.
+func collectionNamespace() uuid.UUID {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("urn:monitor:collection"))
+}
+
+// PublicCollectionID is the id of a public collection with the given
+// identity: a UUIDv5 of data scope, platform, access scope, entity type,
+// object scope and external id.
+func PublicCollectionID(platform, entityType, objectScope, externalID string) uuid.UUID {
+	identity := strings.Join([]string{store.PublicScope.String(), platform, publicAccessScope, entityType, objectScope, externalID}, "\x00")
+	return uuid.NewSHA1(collectionNamespace(), []byte(identity))
+}
+
+// Submit archives a link for a tenant: it resolves the link through its
+// adapter, finds or creates the collection, joins the capture in flight or
+// starts one, records the submission and saves the tenant's reference, all
+// in one transaction with the job. A collection already archived answers
+// at once unless req.Refresh (or the adapter) asks for a new observation.
+func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, error) {
+	req.URL = strings.TrimSpace(req.URL)
+	if req.URL == "" {
+		return SubmitResult{}, errorf(ErrInvalid, "url is required: send the link to a post")
+	}
+	if len(req.URL) > maxInputURL {
+		return SubmitResult{}, errorf(ErrInvalid, "url is longer than %d characters", maxInputURL)
+	}
+	if req.IdemKey != "" {
+		if res, err := a.submissionByIdemKey(ctx, req); err == nil || !errors.Is(err, store.ErrNotFound) {
+			return res, err
+		}
+	}
+	// The adapter call happens before, never inside, the transaction.
+	resolved, err := a.adapters.Resolve(ctx, req.URL)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	res, err := a.submitResolved(ctx, req, resolved)
+	if errors.Is(err, store.ErrConflict) && req.IdemKey != "" {
+		// Another request with the same key won the race.
+		return a.submissionByIdemKey(ctx, req)
+	}
+	return res, err
+}
+
+func (a *App) submissionByIdemKey(ctx context.Context, req SubmitRequest) (SubmitResult, error) {
+	var res SubmitResult
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		sub, err := tx.SubmissionGetByIdemKey(ctx, req.TenantID, req.IdemKey)
+		if err != nil {
+			return err
+		}
+		if sub.InputURL != req.URL {
+			return errorf(ErrIdempotencyMismatch, "Idempotency-Key %q was used for %s; use a new key for another link", req.IdemKey, sub.InputURL)
+		}
+		c, err := tx.CaptureGet(ctx, sub.CaptureID)
+		if err != nil {
+			return err
+		}
+		res = SubmitResult{SubmissionID: sub.ID, CaptureID: sub.CaptureID, CollectionID: sub.CollectionID, State: c.State}
+		return nil
+	})
+	return res, err
+}
+
+func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterapi.Resolved) (SubmitResult, error) {
+	t := r.Target
+	var res SubmitResult
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		tenant, err := tx.TenantGetByID(ctx, req.TenantID)
+		if err != nil {
+			return err
+		}
+		coll, _, err := tx.CollectionGetOrInsert(ctx, store.Collection{
+			ID:          PublicCollectionID(t.GetPlatform(), t.GetEntityType(), t.GetObjectScope(), t.GetExternalId()),
+			TenantID:    tenant.ID,
+			Visibility:  store.Public,
+			DataScope:   store.PublicScope,
+			AccessScope: publicAccessScope,
+			Platform:    t.GetPlatform(),
+			EntityType:  t.GetEntityType(),
+			ObjectScope: t.GetObjectScope(),
+			ExternalID:  t.GetExternalId(),
+			AdapterID:   r.Adapter,
+			SourceURL:   t.GetCanonicalUrl(),
+		})
+		if err != nil {
+			return err
+		}
+		saved, err := tx.TenantCollectionExists(ctx, tenant.ID, coll.ID)
+		if err != nil {
+			return err
+		}
+		if !saved {
+			if err := checkQuota(ctx, tx, tenant, coll.ID); err != nil {
+				return err
+			}
+		}
+
+		capture, err := a.captureFor(ctx, tx, tenant, coll, r, req.Refresh || r.RefreshOnSubmit)
+		if err != nil {
+			return err
+		}
+		sub, err := tx.SubmissionInsert(ctx, store.Submission{
+			TenantID: tenant.ID, CaptureID: capture.ID, CollectionID: coll.ID, IdemKey: req.IdemKey, InputURL: req.URL,
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.TenantCollectionSave(ctx, tenant.ID, coll.ID); err != nil {
+			return err
+		}
+		res = SubmitResult{SubmissionID: sub.ID, CaptureID: capture.ID, CollectionID: coll.ID, State: capture.State}
+		return nil
+	})
+	return res, err
+}
+
+// captureFor picks the capture a submission belongs to: the one in flight
+// for the same collection and provider, the one that produced the current
+// revision when nothing asks for a fresh look, or a new one with its job.
+func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant, coll store.Collection, r adapterapi.Resolved, fresh bool) (store.Capture, error) {
+	c, err := tx.CaptureInFlight(ctx, coll.ID, r.Provider, nil)
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return store.Capture{}, err
+	}
+	if coll.CurrentRevisionID != nil && !fresh {
+		c, err := tx.CaptureOfRevision(ctx, *coll.CurrentRevisionID)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return store.Capture{}, err
+		}
+	}
+	c, err = tx.CaptureInsert(ctx, store.Capture{
+		CollectionID: coll.ID,
+		TenantID:     tenant.ID,
+		Visibility:   coll.Visibility,
+		DataScope:    coll.DataScope,
+		AccessScope:  coll.AccessScope,
+		AdapterID:    r.Adapter,
+		Provider:     r.Provider,
+	})
+	if err != nil {
+		return store.Capture{}, err
+	}
+	if err := a.insertJob(ctx, tx, queue.CaptureArgs{CaptureID: c.ID}); err != nil {
+		return store.Capture{}, err
+	}
+	return c, nil
+}
+
+// Refresh captures a saved collection again, even when nothing changed.
+func (a *App) Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, idemKey string) (SubmitResult, error) {
+	sc, err := a.store.SavedCollectionGet(ctx, tenantID, collectionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return SubmitResult{}, errorf(ErrNotFound, "no saved collection with id %s", collectionID)
+	}
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	return a.Submit(ctx, SubmitRequest{TenantID: tenantID, URL: sc.SourceURL, IdemKey: idemKey, Refresh: true})
+}
+
+// checkQuota refuses a new save when, with the collection's current
+// content counted, the tenant would have no room left: used plus reserved
+// bytes must stay below the quota. A quota of 0 therefore allows no saves.
+func checkQuota(ctx context.Context, tx *store.Tx, tenant store.Tenant, collectionID uuid.UUID) error {
+	if tenant.QuotaBytes == nil {
+		return nil
+	}
+	before, err := tx.TenantUsage(ctx, tenant.ID, nil)
+	if err != nil {
+		return err
+	}
+	after, err := tx.TenantUsage(ctx, tenant.ID, &collectionID)
+	if err != nil {
+		return err
+	}
+	quota := *tenant.QuotaBytes
+	if after.UsedBytes+after.ReservedBytes >= quota {
+		return &QuotaError{UsedBytes: before.UsedBytes, ReservedBytes: before.ReservedBytes, QuotaBytes: quota,
+			AddBytes: after.UsedBytes - before.UsedBytes}
+	}
+	return nil
+}
+
+// insertJob adds a job in the business transaction.
+func (a *App) insertJob(ctx context.Context, tx *store.Tx, args river.JobArgs) error {
+	if a.queue == nil {
+		return fmt.Errorf("app: no queue attached; cannot start %s work", args.Kind())
+	}
+	_, err := a.queue.InsertTx(ctx, tx, args, nil)
+	return err
+}

@@ -1,0 +1,198 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Capture is one fetch of a collection.
+type Capture struct {
+	ID           uuid.UUID
+	CollectionID uuid.UUID
+	TenantID     uuid.UUID // executing tenant
+	Visibility   string
+	DataScope    uuid.UUID
+	AccessScope  string
+	AdapterID    string
+	Provider     string
+	ConnectionID *uuid.UUID
+	State        string
+	// Staged is the fetched content awaiting finalize (nil: not fetched).
+	Staged      []byte
+	Error       string
+	Attempts    int
+	RevisionID  *uuid.UUID
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	AdapterVers string
+}
+
+// Capture states that are still in flight.
+const (
+	CaptureQueued      = "queued"
+	CaptureDownloading = "downloading"
+	CaptureComplete    = "complete"
+	CapturePartial     = "partial"
+	CaptureFailed      = "failed"
+)
+
+const captureColumns = `id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
+	connection_id, state, staged_json, error, attempts, revision_id, started_at, finished_at, created_at, updated_at, adapter_version`
+
+func scanCapture(row interface{ Scan(...any) error }) (Capture, error) {
+	var c Capture
+	var conn, rev uuid.NullUUID
+	var staged sql.NullString
+	var started, finished sql.NullTime
+	err := row.Scan(&c.ID, &c.CollectionID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.AdapterID,
+		&c.Provider, &conn, &c.State, &staged, &c.Error, &c.Attempts, &rev, &started, &finished, &c.CreatedAt, &c.UpdatedAt, &c.AdapterVers)
+	if conn.Valid {
+		c.ConnectionID = &conn.UUID
+	}
+	if rev.Valid {
+		c.RevisionID = &rev.UUID
+	}
+	if staged.Valid {
+		c.Staged = []byte(staged.String)
+	}
+	if started.Valid {
+		c.StartedAt = &started.Time
+	}
+	if finished.Valid {
+		c.FinishedAt = &finished.Time
+	}
+	return c, err
+}
+
+// CaptureInsert creates a queued capture.
+func (tx *Tx) CaptureInsert(ctx context.Context, c Capture) (Capture, error) {
+	if c.ID == uuid.Nil {
+		c.ID = uuid.Must(uuid.NewV7())
+	}
+	c.State = CaptureQueued
+	c.CreatedAt = now()
+	c.UpdatedAt = c.CreatedAt
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO captures (id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
+			connection_id, state, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
+		c.ID, c.CollectionID, c.TenantID, c.Visibility, c.DataScope, c.AccessScope, c.AdapterID, c.Provider,
+		nullUUID(c.ConnectionID), c.State, c.CreatedAt)
+	return c, wrap(tx.d, "insert capture", err)
+}
+
+// CaptureGet finds a capture inside the transaction.
+func (tx *Tx) CaptureGet(ctx context.Context, id uuid.UUID) (Capture, error) {
+	c, err := scanCapture(tx.tx.QueryRowContext(ctx, `SELECT `+captureColumns+` FROM captures WHERE id = $1`, id))
+	return c, wrap(tx.d, "get capture", err)
+}
+
+// CaptureGet finds a capture.
+func (s *Store) CaptureGet(ctx context.Context, id uuid.UUID) (Capture, error) {
+	c, err := scanCapture(s.read.QueryRowContext(ctx, `SELECT `+captureColumns+` FROM captures WHERE id = $1`, id))
+	return c, wrap(s.d, "get capture", err)
+}
+
+// CaptureInFlight finds the queued or downloading capture of a collection
+// with the given provider and connection, one a new submit can join.
+func (tx *Tx) CaptureInFlight(ctx context.Context, collectionID uuid.UUID, provider string, connectionID *uuid.UUID) (Capture, error) {
+	c, err := scanCapture(tx.tx.QueryRowContext(ctx,
+		`SELECT `+captureColumns+` FROM captures
+		 WHERE collection_id = $1 AND provider_id = $2 AND ((connection_id IS NULL AND $3 IS NULL) OR connection_id = $3)
+		   AND automatic = 0 AND page_cursor IS NULL AND state IN ('queued', 'downloading')`,
+		collectionID, provider, nullUUID(connectionID)))
+	return c, wrap(tx.d, "get in-flight capture", err)
+}
+
+// CaptureOfRevision finds the latest finished capture that produced or
+// confirmed a revision.
+func (tx *Tx) CaptureOfRevision(ctx context.Context, revisionID uuid.UUID) (Capture, error) {
+	c, err := scanCapture(tx.tx.QueryRowContext(ctx,
+		`SELECT `+captureColumns+` FROM captures WHERE revision_id = $1 ORDER BY finished_at DESC, id DESC LIMIT 1`, revisionID))
+	return c, wrap(tx.d, "get capture of revision", err)
+}
+
+// CaptureClaimSlot takes an execution slot for a capture until the given
+// time when its tenant holds fewer than tenantLimit slots and its connection
+// fewer than connectionLimit (0: no limit). It reports whether it did.
+func (tx *Tx) CaptureClaimSlot(ctx context.Context, c Capture, until time.Time, tenantLimit, connectionLimit int) (bool, error) {
+	at := now()
+	if tenantLimit > 0 {
+		var n int
+		if err := tx.tx.QueryRowContext(ctx,
+			`SELECT count(*) FROM captures WHERE tenant_id = $1 AND slot_until > $2 AND id <> $3`,
+			c.TenantID, at, c.ID).Scan(&n); err != nil {
+			return false, wrap(tx.d, "count capture slots", err)
+		}
+		if n >= tenantLimit {
+			return false, nil
+		}
+	}
+	if connectionLimit > 0 && c.ConnectionID != nil {
+		var n int
+		if err := tx.tx.QueryRowContext(ctx,
+			`SELECT count(*) FROM captures WHERE connection_id = $1 AND slot_until > $2 AND id <> $3`,
+			*c.ConnectionID, at, c.ID).Scan(&n); err != nil {
+			return false, wrap(tx.d, "count capture slots", err)
+		}
+		if n >= connectionLimit {
+			return false, nil
+		}
+	}
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE captures SET slot_until = $2, started_at = COALESCE(started_at, $3), updated_at = $3 WHERE id = $1`,
+		c.ID, until, at)
+	return err == nil, wrap(tx.d, "claim capture slot", err)
+}
+
+// CaptureReleaseSlot gives a capture's execution slot back.
+func (tx *Tx) CaptureReleaseSlot(ctx context.Context, id uuid.UUID) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE captures SET slot_until = NULL WHERE id = $1`, id)
+	return wrap(tx.d, "release capture slot", err)
+}
+
+// CaptureSetAttempts records how many fetches a capture has tried.
+func (tx *Tx) CaptureSetAttempts(ctx context.Context, id uuid.UUID, attempts int, lastError string) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE captures SET attempts = $2, error = $3, slot_until = NULL, updated_at = $4 WHERE id = $1`, id, attempts, lastError, now())
+	return wrap(tx.d, "count capture attempt", err)
+}
+
+// CaptureStage stores fetched content and moves the capture to downloading.
+func (tx *Tx) CaptureStage(ctx context.Context, id uuid.UUID, staged []byte, adapterVersion string) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE captures SET staged_json = $2, adapter_version = $3, state = 'downloading', error = '', slot_until = NULL, updated_at = $4
+		 WHERE id = $1`, id, string(staged), adapterVersion, now())
+	return wrap(tx.d, "stage capture", err)
+}
+
+// CaptureFinish ends a capture in a terminal state with its revision (nil
+// when it failed) and error text.
+func (tx *Tx) CaptureFinish(ctx context.Context, id uuid.UUID, state string, revisionID *uuid.UUID, errText string) error {
+	at := now()
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE captures SET state = $2, revision_id = $3, error = $4, finished_at = $5, slot_until = NULL, updated_at = $5
+		 WHERE id = $1`, id, state, nullUUID(revisionID), errText, at)
+	return wrap(tx.d, "finish capture", err)
+}
+
+func nullUUID(id *uuid.UUID) any {
+	if id == nil {
+		return nil
+	}
+	return *id
+}
+
+// CaptureLatestState is the state of a collection's newest capture.
+func (s *Store) CaptureLatestState(ctx context.Context, collectionID uuid.UUID) (string, error) {
+	var state string
+	err := s.read.QueryRowContext(ctx,
+		`SELECT state FROM captures WHERE collection_id = $1 AND automatic = 0 ORDER BY created_at DESC, id DESC LIMIT 1`,
+		collectionID).Scan(&state)
+	return state, wrap(s.d, "get latest capture state", err)
+}
