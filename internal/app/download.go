@@ -184,9 +184,16 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 		err = retryable(0, "the media download was cut short: got %d of %d bytes", info.Size, resp.ContentLength)
 	}
 	if err != nil {
+		// The bytes are ours to remove; only if that fails is the object
+		// left for the garbage collector.
 		bg := context.WithoutCancel(ctx)
-		_ = a.blob.Delete(bg, key)
-		_ = a.store.InTx(bg, func(tx *store.Tx) error { return tx.ObjectSetState(bg, objectID, store.ObjectGarbage, 0, "") })
+		deleted := a.blob.Delete(bg, key) == nil
+		_ = a.store.InTx(bg, func(tx *store.Tx) error {
+			if deleted {
+				return tx.ObjectDelete(bg, objectID)
+			}
+			return tx.ObjectSetState(bg, objectID, store.ObjectGarbage, 0, "")
+		})
 		var de *downloadError
 		switch {
 		case errors.As(err, &de), errors.Is(err, ErrQuota):

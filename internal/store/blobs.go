@@ -104,3 +104,35 @@ func (s *Store) BlobForTenant(ctx context.Context, tenantID uuid.UUID, sha256 st
 		 LIMIT 1`, tenantID, sha256))
 	return b, wrap(s.d, "get blob for tenant", err)
 }
+
+// ObjectDelete removes the record of an object whose bytes are gone.
+func (tx *Tx) ObjectDelete(ctx context.Context, id uuid.UUID) error {
+	_, err := tx.tx.ExecContext(ctx, `DELETE FROM objects WHERE id = $1`, id)
+	return wrap(tx.d, "delete object", err)
+}
+
+// ObjectCounts counts objects by state, for operations and tests.
+func (s *Store) ObjectCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT state, count(*) FROM objects GROUP BY state`)
+	if err != nil {
+		return nil, wrap(s.d, "count objects", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, wrap(s.d, "count objects", err)
+		}
+		out[state] = n
+	}
+	return out, wrap(s.d, "count objects", rows.Err())
+}
+
+// BlobCount counts stored blobs.
+func (s *Store) BlobCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM blobs`).Scan(&n)
+	return n, wrap(s.d, "count blobs", err)
+}
