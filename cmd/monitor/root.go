@@ -63,6 +63,7 @@ MONITOR_MASTER_KEY) also accept NAME_FILE pointing at a file.`,
 		newServeCmd(d),
 		newMigrateCmd(d),
 		newAdapterCmd(d),
+		newCaptureCmd(d),
 		newAdminCmd(d),
 		newVersionCmd(d),
 	)
@@ -76,6 +77,13 @@ func execute(ctx context.Context, cmd *cobra.Command, stderr io.Writer) int {
 		return 0
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(stderr, "monitor: %s\n", msg)
+		}
+		return ee.code
+	}
 	fmt.Fprintf(stderr, "monitor: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {

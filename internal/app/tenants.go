@@ -77,3 +77,9 @@ func checkName(what, name string) error {
 	}
 	return nil
 }
+
+// TenantByName finds a tenant by name, saying how to create one when it is
+// missing.
+func (a *App) TenantByName(ctx context.Context, name string) (store.Tenant, error) {
+	return a.tenantByName(ctx, name)
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/adapterapi"
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/httpapi"
@@ -133,63 +134,120 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// Core is a running Monitor core process.
-type Core struct {
+// Engine is Monitor's working parts without the HTTP surface: store,
+// blob store, adapters, business layer and job queue. `monitor serve` wraps
+// it in a Core; one-shot commands such as `monitor capture` use it alone.
+type Engine struct {
 	cfg      *config.Config
 	log      *slog.Logger
 	store    *store.Store
 	blob     blob.Store
-	queue    *queue.Queue
 	builtins *builtins
 	adapters *adapterapi.Registry
+	app      *app.App
+	queue    *queue.Queue
+}
+
+// OpenEngine assembles the engine: the store (migrated on the embedded
+// default), the blob store, the built-in and configured adapters, the
+// business layer and its queue, not started yet.
+func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Engine, error) {
+	st, err := OpenStore(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, log: log, store: st}
+	fail := func(err error) (*Engine, error) {
+		_ = e.Close()
+		return nil, err
+	}
+	if e.blob, err = OpenBlob(cfg); err != nil {
+		return fail(err)
+	}
+	addrs := cfg.Adapters.Addrs
+	if cfg.Adapters.Builtin {
+		if e.builtins, err = startBuiltins(cfg, log); err != nil {
+			return fail(err)
+		}
+		addrs = append(append([]string(nil), e.builtins.addrs...), addrs...)
+	}
+	if e.adapters, err = adapterapi.Dial(ctx, addrs, log); err != nil {
+		return fail(err)
+	}
+	limits := app.DefaultLimits()
+	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
+	limits.TenantCaptures = cfg.Capture.TenantConcurrency
+	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
+	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits})
+	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
+		return fail(err)
+	}
+	e.app.AttachQueue(e.queue)
+	return e, nil
+}
+
+// App is the business layer.
+func (e *Engine) App() *app.App { return e.app }
+
+// Adapters is the adapter registry.
+func (e *Engine) Adapters() *adapterapi.Registry { return e.adapters }
+
+// Start begins working jobs and watching adapters' health until Stop.
+func (e *Engine) Start(ctx context.Context) error {
+	return e.queue.Start(ctx)
+}
+
+// Stop waits up to the context's deadline for running jobs, cancels the
+// rest (they resume at the next start), and closes everything.
+func (e *Engine) Stop(ctx context.Context) error {
+	if err := e.queue.Stop(ctx); err != nil {
+		e.log.Warn("queue did not stop cleanly", slog.Any("err", err))
+	}
+	return e.Close()
+}
+
+// Close releases what OpenEngine acquired, in reverse order.
+func (e *Engine) Close() error {
+	if e.adapters != nil {
+		e.adapters.Close()
+	}
+	if e.builtins != nil {
+		e.builtins.stop()
+	}
+	if e.store != nil {
+		return e.store.Close()
+	}
+	return nil
+}
+
+// Core is a running Monitor core process: the engine and the HTTP server.
+type Core struct {
+	*Engine
 	instance string
 	listener net.Listener
 	server   *http.Server
 }
 
-// Open assembles a core: store (migrated on the embedded default), blob
-// store, queue, and the HTTP listener, bound now so that a taken or invalid
-// address fails here rather than after start-up.
+// Open assembles a core: the engine and the HTTP listener, bound now so
+// that a taken or invalid address fails here rather than after start-up.
 func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, error) {
-	st, err := OpenStore(ctx, cfg, log)
+	e, err := OpenEngine(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	c := &Core{cfg: cfg, log: log, store: st, instance: instanceID()}
-	fail := func(err error) (*Core, error) {
-		_ = c.close()
-		return nil, err
-	}
-	if c.blob, err = OpenBlob(cfg); err != nil {
-		return fail(err)
-	}
-	if c.queue, err = queue.New(st, cfg.Queue, log); err != nil {
-		return fail(err)
-	}
-	addrs := cfg.Adapters.Addrs
-	if cfg.Adapters.Builtin {
-		if c.builtins, err = startBuiltins(cfg, log); err != nil {
-			return fail(err)
-		}
-		addrs = append(append([]string(nil), c.builtins.addrs...), addrs...)
-	}
-	if c.adapters, err = adapterapi.Dial(ctx, addrs, log); err != nil {
-		return fail(err)
-	}
+	c := &Core{Engine: e, instance: instanceID()}
 	var lc net.ListenConfig
 	if c.listener, err = lc.Listen(ctx, "tcp", cfg.HTTPAddr); err != nil {
-		return fail(fmt.Errorf("http: cannot listen on MONITOR_HTTP_ADDR=%s: %v", cfg.HTTPAddr, unwrapOpError(err)))
+		_ = e.Close()
+		return nil, fmt.Errorf("http: cannot listen on MONITOR_HTTP_ADDR=%s: %v", cfg.HTTPAddr, unwrapOpError(err))
 	}
 	c.server = &http.Server{
-		Handler:           httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log}),
+		Handler:           httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	return c, nil
 }
-
-// Adapters is the adapter registry of this core.
-func (c *Core) Adapters() *adapterapi.Registry { return c.adapters }
 
 // Addr is the address the HTTP server listens on.
 func (c *Core) Addr() string { return c.listener.Addr().String() }
@@ -198,8 +256,12 @@ func (c *Core) Addr() string { return c.listener.Addr().String() }
 // server stops taking requests, running jobs get the rest of the time to
 // finish, and the store closes.
 func (c *Core) Run(ctx context.Context) error {
-	if err := c.queue.Start(ctx); err != nil {
-		_ = c.close()
+	if err := c.Start(ctx); err != nil {
+		_ = c.listener.Close()
+		_ = c.Close()
+		if ctx.Err() != nil {
+			return nil // stopped before it started
+		}
 		return err
 	}
 	serveErr := make(chan error, 1)
@@ -226,12 +288,9 @@ func (c *Core) Run(ctx context.Context) error {
 		c.log.Warn("http server did not stop cleanly", slog.Any("err", err))
 		_ = c.server.Close()
 	}
-	if err := c.queue.Stop(stopCtx); err != nil {
-		c.log.Warn("queue did not stop cleanly", slog.Any("err", err))
-	}
 	stopHealth()
 	<-healthDone
-	if err := c.close(); err != nil {
+	if err := c.Stop(stopCtx); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	c.log.Info("stopped")
@@ -252,26 +311,6 @@ func (c *Core) ready(ctx context.Context) error {
 		return fmt.Errorf("blob store: %w", err)
 	}
 	return nil
-}
-
-// close releases what Open acquired, in reverse order.
-func (c *Core) close() error {
-	var errs []error
-	if c.listener != nil {
-		if err := c.listener.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-			errs = append(errs, err)
-		}
-	}
-	if c.adapters != nil {
-		c.adapters.Close()
-	}
-	if c.builtins != nil {
-		c.builtins.stop()
-	}
-	if c.store != nil {
-		errs = append(errs, c.store.Close())
-	}
-	return errors.Join(errs...)
 }
 
 // instanceID names this process in heartbeats and logs.

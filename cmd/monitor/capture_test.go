@@ -1,0 +1,46 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/testkit"
+)
+
+func TestCaptureCommand(t *testing.T) {
+	t.Parallel()
+	fx := testkit.NewFxTwitter(t)
+	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_LOG_LEVEL": "error"}
+	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
+	require.Equal(t, 0, code, errOut)
+
+	out, errOut, code := cli(t, env, "capture", "https://x.com/archivist_demo/status/2078399740166950912", "--tenant", "alice", "--wait")
+	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	require.Regexp(t, `^capture \S+ of collection \S+: queued\n`, out)
+	require.True(t, strings.HasSuffix(out, "complete\n"), out)
+
+	// Archived already: answers at once.
+	out, _, code = cli(t, env, "capture", "https://twitter.com/archivist_demo/status/2078399740166950912", "--tenant", "alice")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, ": complete\n")
+
+	_, errOut, code = cli(t, env, "capture", "https://x.com/archivist_demo/status/1000000000000000001", "--tenant", "alice", "--wait")
+	require.Equal(t, 1, code)
+	require.Equal(t, "monitor: capture failed: adapter x: post not found or not public\n", errOut)
+
+	fx.FailMediaPath("/media/video.twimg.com/tweet_video/GwdR5tYbQAAx3Kp.mp4", 404)
+	_, errOut, code = cli(t, env, "capture", "https://x.com/archivist_demo/status/2080424850067443712", "--tenant", "alice", "--wait")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "monitor: capture partial: 1 of ")
+	require.Contains(t, errOut, "the media host answered 404 Not Found")
+
+	_, errOut, code = cli(t, env, "capture", "https://example.com/a/status/1", "--tenant", "alice")
+	require.Equal(t, 1, code)
+	require.Equal(t, "monitor: no adapter handles links to example.com\n", errOut)
+
+	_, errOut, code = cli(t, env, "capture", "https://x.com/a/status/1", "--tenant", "nobody")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `no tenant named "nobody"`)
+}
