@@ -119,4 +119,3 @@ func captureOutcome(state, reason string) error {
 	}
 	return nil
 }
-

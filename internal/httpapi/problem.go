@@ -1,24 +1,175 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
+	"strings"
+
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+	"github.com/monitorhq/monitor/internal/adapterapi"
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/blob"
+)
+
+// Problem type URIs: the stable `type` of every problem document, so
+// clients branch on them instead of on titles or details.
+const (
+	// ProblemUnauthorized: no bearer token, or one that is not valid (401).
+	ProblemUnauthorized = "urn:monitor:problem:unauthorized"
+	// ProblemInvalidRequest: the request itself is wrong; detail says how (400).
+	ProblemInvalidRequest = "urn:monitor:problem:invalid-request"
+	// ProblemNotFound: no such route, or nothing the tenant may see (404).
+	ProblemNotFound = "urn:monitor:problem:not-found"
+	// ProblemMethodNotAllowed: the path exists, the method does not (405).
+	ProblemMethodNotAllowed = "urn:monitor:problem:method-not-allowed"
+	// ProblemQuotaExceeded: the tenant's storage quota does not allow the save (403).
+	ProblemQuotaExceeded = "urn:monitor:problem:quota-exceeded"
+	// ProblemIdempotencyKeyReused: an Idempotency-Key was sent before with another request (422).
+	ProblemIdempotencyKeyReused = "urn:monitor:problem:idempotency-key-reused"
+	// ProblemUnsupportedLink: no adapter can archive the link as sent (422).
+	ProblemUnsupportedLink = "urn:monitor:problem:unsupported-link"
+	// ProblemAdapterUnavailable: the adapter cannot answer now; try again later (503).
+	ProblemAdapterUnavailable = "urn:monitor:problem:adapter-unavailable"
+	// ProblemAdapterError: the adapter failed in a way retrying will not fix (502).
+	ProblemAdapterError = "urn:monitor:problem:adapter-error"
+	// ProblemRangeNotSatisfiable: the Range header selects nothing of the media (416).
+	ProblemRangeNotSatisfiable = "urn:monitor:problem:range-not-satisfiable"
+	// ProblemNotReady: the process cannot do its work yet (503, /readyz).
+	ProblemNotReady = "urn:monitor:problem:not-ready"
+	// ProblemInternal: a server fault; the detail is generic, the log has the cause (500).
+	ProblemInternal = "urn:monitor:problem:internal"
 )
 
 // Problem is an RFC 9457 problem document, the body of every error answer.
+// The extension members are set only by the problems that define them.
 type Problem struct {
-	Type   string `json:"type,omitempty"`
+	Type   string `json:"type"`
 	Title  string `json:"title"`
 	Status int    `json:"status"`
 	Detail string `json:"detail,omitempty"`
+
+	// Code is the adapter's error code in lowercase without its
+	// ERROR_CODE_ prefix, e.g. "invalid_url" (adapter problems).
+	Code string `json:"code,omitempty"`
+	// UsedBytes, ReservedBytes and QuotaBytes are the tenant's storage
+	// accounting (quota-exceeded).
+	UsedBytes     *int64 `json:"used_bytes,omitempty"`
+	ReservedBytes *int64 `json:"reserved_bytes,omitempty"`
+	QuotaBytes    *int64 `json:"quota_bytes,omitempty"`
+
+	// header holds response headers that belong to the problem
+	// (WWW-Authenticate, Retry-After).
+	header http.Header
+}
+
+// internalDetail is all a client learns of a server fault; the cause goes
+// to the log.
+const internalDetail = "internal error; see the server log"
+
+// unauthorizedDetail answers every failed authentication alike, so a caller
+// learns nothing about why a token was refused.
+const unauthorizedDetail = "send a valid token as `Authorization: Bearer <token>`; an operator creates one with `monitor admin token create --tenant NAME`"
+
+func unauthorized() Problem {
+	p := Problem{Type: ProblemUnauthorized, Title: "Unauthorized", Status: http.StatusUnauthorized, Detail: unauthorizedDetail, header: http.Header{}}
+	p.header.Set("WWW-Authenticate", "Bearer")
+	return p
+}
+
+func invalidRequest(detail string) Problem {
+	return Problem{Type: ProblemInvalidRequest, Title: "Invalid request", Status: http.StatusBadRequest, Detail: detail}
+}
+
+func notFoundProblem(detail string) Problem {
+	return Problem{Type: ProblemNotFound, Title: "Not found", Status: http.StatusNotFound, Detail: detail}
+}
+
+// problemFor maps an error of the business layer to its answer. ok is false
+// for a cancelled request, which gets no answer: the client is gone.
+func problemFor(err error) (p Problem, ok bool) {
+	var (
+		quota *app.QuotaError
+		aerr  *adapterapi.Error
+	)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return Problem{}, false
+	case errors.Is(err, app.ErrUnauthorized):
+		return unauthorized(), true
+	case errors.As(err, &quota):
+		return Problem{Type: ProblemQuotaExceeded, Title: "Storage quota exceeded", Status: http.StatusForbidden,
+			Detail: quota.Error(), UsedBytes: &quota.UsedBytes, ReservedBytes: &quota.ReservedBytes, QuotaBytes: &quota.QuotaBytes}, true
+	case errors.Is(err, app.ErrQuota):
+		return Problem{Type: ProblemQuotaExceeded, Title: "Storage quota exceeded", Status: http.StatusForbidden, Detail: err.Error()}, true
+	case errors.Is(err, app.ErrIdempotencyMismatch):
+		return Problem{Type: ProblemIdempotencyKeyReused, Title: "Idempotency key reused", Status: http.StatusUnprocessableEntity, Detail: err.Error()}, true
+	case errors.As(err, &aerr):
+		return adapterProblem(aerr), true
+	case errors.Is(err, blob.ErrInvalidRange):
+		return Problem{Type: ProblemRangeNotSatisfiable, Title: "Range not satisfiable", Status: http.StatusRequestedRangeNotSatisfiable, Detail: err.Error()}, true
+	case errors.Is(err, app.ErrInvalid):
+		return invalidRequest(err.Error()), true
+	case errors.Is(err, app.ErrNotFound):
+		return notFoundProblem(err.Error()), true
+	}
+	return Problem{Type: ProblemInternal, Title: "Internal error", Status: http.StatusInternalServerError, Detail: internalDetail}, true
+}
+
+// adapterProblem maps a typed adapter failure: the link's fault (422), a
+// passing one (503) or the adapter's (502).
+func adapterProblem(e *adapterapi.Error) Problem {
+	code := strings.ToLower(strings.TrimPrefix(e.Code.String(), "ERROR_CODE_"))
+	switch {
+	case e.Code == adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, e.Code == adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+		e.Code == adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, e.Code == adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT:
+		return Problem{Type: ProblemUnsupportedLink, Title: "Unsupported link", Status: http.StatusUnprocessableEntity, Detail: e.Error(), Code: code}
+	case e.Code == adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, e.Retryable:
+		p := Problem{Type: ProblemAdapterUnavailable, Title: "Adapter unavailable", Status: http.StatusServiceUnavailable, Detail: e.Error(), Code: code}
+		if e.RetryAfter > 0 {
+			p.header = http.Header{}
+			p.header.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(e.RetryAfter.Seconds())), 10))
+		}
+		return p
+	}
+	return Problem{Type: ProblemAdapterError, Title: "Adapter error", Status: http.StatusBadGateway, Detail: e.Error(), Code: code}
+}
+
+// writeError answers with the problem err maps to. Server faults are logged
+// with the request's method and path (never its headers, which carry the
+// token); a cancelled request is not answered.
+func (d Deps) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	p, ok := problemFor(err)
+	if !ok {
+		d.Log.DebugContext(r.Context(), "request cancelled", slog.String("method", r.Method), slog.String("path", r.URL.Path))
+		return
+	}
+	switch {
+	case p.Status == http.StatusInternalServerError:
+		d.Log.ErrorContext(r.Context(), "request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", p.Status), slog.Any("err", err))
+	case p.Status > http.StatusInternalServerError:
+		d.Log.WarnContext(r.Context(), "adapter failed", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", p.Status), slog.Any("err", err))
+	}
+	writeProblem(w, p)
 }
 
 // writeProblem answers with a problem document.
 func writeProblem(w http.ResponseWriter, p Problem) {
+	for k, v := range p.header {
+		w.Header()[k] = v
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)
-	_ = json.NewEncoder(w).Encode(p)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // JSON, never embedded in HTML: keep details readable
+	_ = enc.Encode(p)
 }
 
 // writeJSON answers with a JSON document.
@@ -26,5 +177,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
 }

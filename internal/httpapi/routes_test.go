@@ -44,3 +44,27 @@ func TestHealthRoutes(t *testing.T) {
 	require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
 	require.Equal(t, "no route for GET /v0/nothing", body["detail"])
 }
+
+func TestUnroutedProblems(t *testing.T) {
+	t.Parallel()
+	h := NewHandler(Deps{Ready: func(context.Context) error { return nil }})
+	serve := func(method, path string) (*http.Response, map[string]any) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+		return rec.Result(), body
+	}
+
+	resp, body := serve(http.MethodPost, "/healthz")
+	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	require.Equal(t, "GET, HEAD", resp.Header.Get("Allow"))
+	require.Equal(t, ProblemMethodNotAllowed, body["type"])
+	require.Equal(t, float64(http.StatusMethodNotAllowed), body["status"])
+
+	// Without a business layer the token-protected routes do not exist.
+	resp, body = serve(http.MethodGet, "/v1/usage")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Equal(t, ProblemNotFound, body["type"])
+}
