@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/monitorhq/monitor/internal/app"
+)
+
+// submitBody is the body of POST /v1/captures.
+type submitBody struct {
+	URL *string `json:"url"`
+}
+
+// submit archives a link: POST /v1/captures.
+func (d Deps) submit(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r.Header)
+	if err != nil {
+		d.writeError(w, r, err)
+		return
+	}
+	var body submitBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		d.writeError(w, r, err)
+		return
+	}
+	if body.URL == nil || strings.TrimSpace(*body.URL) == "" {
+		d.writeError(w, r, requestErrorf(app.ErrInvalid, "url is required: send {\"url\": \"https://…\"} with the link to archive"))
+		return
+	}
+	res, err := d.App.Submit(r.Context(), app.SubmitRequest{TenantID: principal(r).TenantID, URL: *body.URL, IdemKey: key})
+	if err != nil {
+		d.writeError(w, r, err)
+		return
+	}
+	writeAccepted(w, res)
+}
+
+// capture shows one capture: GET /v1/captures/{id}.
+func (d Deps) capture(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "capture")
+	if err != nil {
+		d.writeError(w, r, err)
+		return
+	}
+	v, err := d.App.Capture(r.Context(), principal(r).TenantID, id)
+	if err != nil {
+		d.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// writeAccepted answers a submit or refresh: 202 pointing at the capture
+// to poll.
+func writeAccepted(w http.ResponseWriter, res app.SubmitResult) {
+	w.Header().Set("Location", "/v1/captures/"+res.CaptureID.String())
+	writeJSON(w, http.StatusAccepted, res)
+}
