@@ -28,6 +28,10 @@ const maxSourceBytes = 4 << 20
 // crashed worker's slot frees itself after it.
 const slotLease = 3 * time.Minute
 
+// slotWait is how long a capture waits when its tenant's (or connection's)
+// execution slots are all taken.
+const slotWait = 100 * time.Millisecond
+
 // staged is what a capture fetched, kept on the capture until finalize
 // turns it into a revision.
 type staged struct {
@@ -103,7 +107,7 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 		return nil
 	}
 	if !got {
-		return river.JobSnooze(time.Second) // the tenant's slots are busy
+		return river.JobSnooze(slotWait) // the tenant's slots are busy
 	}
 
 	resp, err := a.adapters.Fetch(ctx, c.AdapterID, &adapterv1.FetchRequest{

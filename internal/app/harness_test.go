@@ -43,7 +43,7 @@ func testLimits() app.Limits {
 	return app.Limits{MaxMediaBytes: 64 << 20, TenantCaptures: 2, ConnectionCaptures: 1, Attempts: 3, RetryDelay: 20 * time.Millisecond}
 }
 
-func newPipeline(t *testing.T, st *store.Store, limits app.Limits) *pipeline {
+func newPipeline(t testing.TB, st *store.Store, limits app.Limits) *pipeline {
 	t.Helper()
 	ctx := context.Background()
 	log := storetest.Logger(t)
@@ -71,7 +71,7 @@ func newPipeline(t *testing.T, st *store.Store, limits app.Limits) *pipeline {
 	return p
 }
 
-func (p *pipeline) start(t *testing.T) {
+func (p *pipeline) start(t testing.TB) {
 	t.Helper()
 	require.NoError(t, p.q.Start(context.Background()))
 	t.Cleanup(func() {
@@ -81,7 +81,7 @@ func (p *pipeline) start(t *testing.T) {
 	})
 }
 
-func (p *pipeline) tenant(t *testing.T, name string, quota *int64) uuid.UUID {
+func (p *pipeline) tenant(t testing.TB, name string, quota *int64) uuid.UUID {
 	t.Helper()
 	tn, err := p.app.CreateTenant(context.Background(), name, quota)
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ func (p *pipeline) tenant(t *testing.T, name string, quota *int64) uuid.UUID {
 }
 
 // wait polls a capture until it ends, or fails the test after a deadline.
-func (p *pipeline) wait(t *testing.T, tenantID, captureID uuid.UUID) app.CaptureView {
+func (p *pipeline) wait(t testing.TB, tenantID, captureID uuid.UUID) app.CaptureView {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

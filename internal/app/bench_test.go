@@ -1,0 +1,95 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
+)
+
+// BenchmarkCapturePhotoPosts captures batches of 200 distinct posts with
+// two 256 KiB photos each against the fake upstream, through the whole
+// pipeline (adapter over gRPC, downloads, dedup, finalize) on SQLite.
+func BenchmarkCapturePhotoPosts(b *testing.B) {
+	const posts = 200
+	st := storetest.New(b, "sqlite")
+	p := newPipeline(b, st, testLimits())
+	p.fx.SetMediaSize(256 << 10)
+	tenant := p.tenant(b, "bench", nil)
+	ctx := context.Background()
+	batch := 0
+	var total time.Duration
+	for b.Loop() {
+		batch++
+		urls := make([]string, posts)
+		for i := range urls {
+			urls[i] = p.fx.AddPost(testkit.SyntheticPost{ID: fmt.Sprintf("3%04d%05d", batch, i), Photos: 2, NoAvatar: true})
+		}
+		start := time.Now()
+		ids := make([]uuid.UUID, posts)
+		for i, u := range urls {
+			res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: tenant, URL: u})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ids[i] = res.CaptureID
+		}
+		for _, id := range ids {
+			if c := p.wait(b, tenant, id); c.State != app.StateComplete {
+				b.Fatalf("capture %s: %s %s", id, c.State, c.Error)
+			}
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(float64(batch*posts)/total.Seconds(), "captures/s")
+}
+
+// BenchmarkSubmitToComplete measures, for text-only posts, the time from
+// Submit returning to the capture being complete, and reports p50 and p95.
+func BenchmarkSubmitToComplete(b *testing.B) {
+	st := storetest.New(b, "sqlite")
+	p := newPipeline(b, st, testLimits())
+	tenant := p.tenant(b, "bench", nil)
+	ctx := context.Background()
+	var (
+		mu    sync.Mutex
+		lats  []time.Duration
+		index int
+	)
+	for b.Loop() {
+		index++
+		u := p.fx.AddPost(testkit.SyntheticPost{ID: fmt.Sprintf("4%09d", index), NoAvatar: true})
+		start := time.Now()
+		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: tenant, URL: u})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			c, err := p.app.Capture(ctx, tenant, res.CaptureID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if c.State == app.StateComplete {
+				break
+			}
+			if c.State == app.StateFailed || c.State == app.StatePartial {
+				b.Fatalf("capture %s: %s", c.State, c.Error)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		mu.Lock()
+		lats = append(lats, time.Since(start))
+		mu.Unlock()
+	}
+	sort.Slice(lats, func(i, j int) bool { return lats[i] < lats[j] })
+	b.ReportMetric(float64(lats[len(lats)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lats[len(lats)*95/100].Microseconds())/1000, "p95-ms")
+}
