@@ -239,7 +239,7 @@ func TestListenAddressTaken(t *testing.T) {
 }
 
 // binary starts the test binary as `monitor` with args.
-func binary(t *testing.T, env map[string]string, args ...string) *exec.Cmd {
+func binary(t testing.TB, env map[string]string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = []string{asBinary + "=1", "PATH=" + os.Getenv("PATH")}
