@@ -254,3 +254,19 @@ func TestStopMidDownloadAndResume(t *testing.T) {
 	require.NoError(t, p.blob.List(ctx, "", func(blob.Info) error { files++; return nil }))
 	require.Equal(t, blobs, files, "one file per blob")
 }
+
+func TestMediaOverMaxSizeFailsThatAsset(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t, "sqlite")
+	limits := testLimits()
+	limits.MaxMediaBytes = 32 << 10
+	p := newPipeline(t, st, limits)
+	p.fx.SetMediaSize(48 << 10)
+	alice := p.tenant(t, "alice", nil)
+	_, c := p.capture(t, alice, gifPost)
+	require.Equal(t, app.StatePartial, c.State)
+	require.Contains(t, c.Error, "media is 49152 bytes, over the 32768-byte limit for one file")
+	u, err := p.app.Usage(context.Background(), alice)
+	require.NoError(t, err)
+	require.Zero(t, u.ReservedBytes)
+}
