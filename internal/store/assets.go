@@ -92,8 +92,12 @@ func (tx *Tx) AssetList(ctx context.Context, captureID uuid.UUID) ([]Asset, erro
 }
 
 // AssetList lists a capture's assets in order.
-func (s *Store) AssetList(ctx context.Context, captureID uuid.UUID) ([]Asset, error) {
-	return assetList(ctx, s.d, s.read, captureID)
+func (s *Store) AssetList(ctx context.Context, captureID uuid.UUID) (out []Asset, err error) {
+	err = s.view(ctx, func(q querier) error {
+		out, err = assetList(ctx, s.d, q, captureID)
+		return err
+	})
+	return out, err
 }
 
 func assetList(ctx context.Context, d dialect, q querier, captureID uuid.UUID) ([]Asset, error) {
@@ -178,7 +182,7 @@ func (tx *Tx) AssetReserve(ctx context.Context, assetID, tenantID uuid.UUID, del
 func (tx *Tx) CaptureReleaseReservations(ctx context.Context, captureID, tenantID uuid.UUID) error {
 	var held int64
 	if err := tx.tx.QueryRowContext(ctx,
-		`SELECT COALESCE(SUM(reserved_bytes), 0) FROM assets WHERE capture_id = $1`, captureID).Scan(&held); err != nil {
+		`SELECT CAST(COALESCE(SUM(reserved_bytes), 0) AS BIGINT) FROM assets WHERE capture_id = $1`, captureID).Scan(&held); err != nil {
 		return wrap(tx.d, "sum reservations", err)
 	}
 	if held == 0 {

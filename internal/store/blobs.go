@@ -93,8 +93,9 @@ func (tx *Tx) BlobInsert(ctx context.Context, b Blob) (Blob, error) {
 
 // BlobForTenant finds the blob of some content that a tenant may read: it
 // is referenced by a revision of a collection the tenant saved.
-func (s *Store) BlobForTenant(ctx context.Context, tenantID uuid.UUID, sha256 string) (Blob, error) {
-	b, err := scanBlob(s.read.QueryRowContext(ctx,
+func (s *Store) BlobForTenant(ctx context.Context, tenantID uuid.UUID, sha256 string) (b Blob, err error) {
+	err = s.view(ctx, func(q querier) error {
+		b, err = scanBlob(q.QueryRowContext(ctx,
 		`SELECT `+blobColumns+` FROM blobs b
 		 WHERE b.sha256 = $2 AND EXISTS (
 			SELECT 1 FROM assets a
@@ -102,6 +103,8 @@ func (s *Store) BlobForTenant(ctx context.Context, tenantID uuid.UUID, sha256 st
 			JOIN tenant_collections tc ON tc.collection_id = r.collection_id AND tc.tenant_id = $1
 			WHERE a.blob_id = b.id)
 		 LIMIT 1`, tenantID, sha256))
+		return err
+	})
 	return b, wrap(s.d, "get blob for tenant", err)
 }
 
@@ -113,26 +116,29 @@ func (tx *Tx) ObjectDelete(ctx context.Context, id uuid.UUID) error {
 
 // ObjectCounts counts objects by state, for operations and tests.
 func (s *Store) ObjectCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT state, count(*) FROM objects GROUP BY state`)
-	if err != nil {
-		return nil, wrap(s.d, "count objects", err)
-	}
-	defer rows.Close()
 	out := map[string]int{}
-	for rows.Next() {
-		var state string
-		var n int
-		if err := rows.Scan(&state, &n); err != nil {
-			return nil, wrap(s.d, "count objects", err)
+	err := s.view(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx, `SELECT state, count(*) FROM objects GROUP BY state`)
+		if err != nil {
+			return err
 		}
-		out[state] = n
-	}
-	return out, wrap(s.d, "count objects", rows.Err())
+		defer rows.Close()
+		for rows.Next() {
+			var state string
+			var n int
+			if err := rows.Scan(&state, &n); err != nil {
+				return err
+			}
+			out[state] = n
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "count objects", err)
 }
 
 // BlobCount counts stored blobs.
 func (s *Store) BlobCount(ctx context.Context) (int, error) {
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM blobs`).Scan(&n)
+	err := s.view(ctx, func(q querier) error { return q.QueryRowContext(ctx, `SELECT count(*) FROM blobs`).Scan(&n) })
 	return n, wrap(s.d, "count blobs", err)
 }

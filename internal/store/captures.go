@@ -93,19 +93,28 @@ func (tx *Tx) CaptureGet(ctx context.Context, id uuid.UUID) (Capture, error) {
 }
 
 // CaptureGet finds a capture.
-func (s *Store) CaptureGet(ctx context.Context, id uuid.UUID) (Capture, error) {
-	c, err := scanCapture(s.read.QueryRowContext(ctx, `SELECT `+captureColumns+` FROM captures WHERE id = $1`, id))
+func (s *Store) CaptureGet(ctx context.Context, id uuid.UUID) (c Capture, err error) {
+	err = s.view(ctx, func(q querier) error {
+		c, err = scanCapture(q.QueryRowContext(ctx, `SELECT `+captureColumns+` FROM captures WHERE id = $1`, id))
+		return err
+	})
 	return c, wrap(s.d, "get capture", err)
 }
 
 // CaptureInFlight finds the queued or downloading capture of a collection
 // with the given provider and connection, one a new submit can join.
 func (tx *Tx) CaptureInFlight(ctx context.Context, collectionID uuid.UUID, provider string, connectionID *uuid.UUID) (Capture, error) {
-	c, err := scanCapture(tx.tx.QueryRowContext(ctx,
-		`SELECT `+captureColumns+` FROM captures
-		 WHERE collection_id = $1 AND provider_id = $2 AND ((connection_id IS NULL AND $3 IS NULL) OR connection_id = $3)
-		   AND automatic = 0 AND page_cursor IS NULL AND state IN ('queued', 'downloading')`,
-		collectionID, provider, nullUUID(connectionID)))
+	q := `SELECT ` + captureColumns + ` FROM captures
+		 WHERE collection_id = $1 AND provider_id = $2 AND automatic = false AND page_cursor IS NULL
+		   AND state IN ('queued', 'downloading')`
+	args := []any{collectionID, provider}
+	if connectionID == nil {
+		q += ` AND connection_id IS NULL`
+	} else {
+		q += ` AND connection_id = $3`
+		args = append(args, *connectionID)
+	}
+	c, err := scanCapture(tx.tx.QueryRowContext(ctx, q, args...))
 	return c, wrap(tx.d, "get in-flight capture", err)
 }
 
@@ -191,8 +200,10 @@ func nullUUID(id *uuid.UUID) any {
 // CaptureLatestState is the state of a collection's newest capture.
 func (s *Store) CaptureLatestState(ctx context.Context, collectionID uuid.UUID) (string, error) {
 	var state string
-	err := s.read.QueryRowContext(ctx,
-		`SELECT state FROM captures WHERE collection_id = $1 AND automatic = 0 ORDER BY created_at DESC, id DESC LIMIT 1`,
-		collectionID).Scan(&state)
+	err := s.view(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx,
+			`SELECT state FROM captures WHERE collection_id = $1 AND automatic = false ORDER BY created_at DESC, id DESC LIMIT 1`,
+			collectionID).Scan(&state)
+	})
 	return state, wrap(s.d, "get latest capture state", err)
 }

@@ -137,13 +137,15 @@ func (tx *Tx) TenantCollectionDelete(ctx context.Context, tenantID, collectionID
 }
 
 // SavedCollectionGet finds a collection the tenant saved.
-func (s *Store) SavedCollectionGet(ctx context.Context, tenantID, collectionID uuid.UUID) (SavedCollection, error) {
-	row := s.read.QueryRowContext(ctx,
+func (s *Store) SavedCollectionGet(ctx context.Context, tenantID, collectionID uuid.UUID) (sc SavedCollection, err error) {
+	err = s.view(ctx, func(q querier) error {
+		sc, err = scanSaved(q.QueryRowContext(ctx,
 		`SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
 			c.external_id, c.adapter_id, c.source_url, c.current_revision_id, c.created_at, c.updated_at, tc.saved_at
 		 FROM tenant_collections tc JOIN collections c ON c.id = tc.collection_id
-		 WHERE tc.tenant_id = $1 AND tc.collection_id = $2`, tenantID, collectionID)
-	sc, err := scanSaved(row)
+		 WHERE tc.tenant_id = $1 AND tc.collection_id = $2`, tenantID, collectionID))
+		return err
+	})
 	return sc, wrap(s.d, "get saved collection", err)
 }
 
@@ -178,18 +180,21 @@ func (s *Store) SavedCollectionList(ctx context.Context, tenantID uuid.UUID, aft
 		args = append(args, after.SavedAt, after.CollectionID)
 	}
 	q += ` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(limit)
-	rows, err := s.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, wrap(s.d, "list saved collections", err)
-	}
-	defer rows.Close()
 	var out []SavedCollection
-	for rows.Next() {
-		sc, err := scanSaved(rows)
+	err := s.view(ctx, func(qr querier) error {
+		rows, err := qr.QueryContext(ctx, q, args...)
 		if err != nil {
-			return nil, wrap(s.d, "list saved collections", err)
+			return err
 		}
-		out = append(out, sc)
-	}
-	return out, wrap(s.d, "list saved collections", rows.Err())
+		defer rows.Close()
+		for rows.Next() {
+			sc, err := scanSaved(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, sc)
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "list saved collections", err)
 }

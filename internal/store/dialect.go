@@ -15,4 +15,16 @@ type dialect interface {
 	isUniqueViolation(err error) bool
 	// tableExistsQuery counts the tables named $1 in the current schema.
 	tableExistsQuery() string
+	// tenantSQL sets the transaction's tenant from $1 ("" when the
+	// dialect has no row-level security).
+	tenantSQL() string
+	// tokenByDigestQuery finds a token by its digest $1 before the tenant
+	// is known: id, tenant_id, name, created_at, revoked_at.
+	tokenByDigestQuery() string
+	// tenantByNameQuery finds a tenant by name $1 across tenants, with
+	// tenantColumns.
+	tenantByNameQuery() string
+	// markDeliverableQuery marks the channel submissions of capture $1
+	// deliverable, whoever submitted them.
+	markDeliverableQuery() string
 }

@@ -81,23 +81,26 @@ func (tx *Tx) EntityRelationInsert(ctx context.Context, revisionID, dataScope uu
 
 // RevisionEntityIDs maps a revision's graph keys to entity ids.
 func (s *Store) RevisionEntityIDs(ctx context.Context, revisionID uuid.UUID) (map[string]uuid.UUID, error) {
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT re.graph_key, ev.entity_id FROM revision_entities re JOIN entity_versions ev ON ev.id = re.entity_version_id
-		 WHERE re.revision_id = $1`, revisionID)
-	if err != nil {
-		return nil, wrap(s.d, "list revision entities", err)
-	}
-	defer rows.Close()
 	out := map[string]uuid.UUID{}
-	for rows.Next() {
-		var k string
-		var id uuid.UUID
-		if err := rows.Scan(&k, &id); err != nil {
-			return nil, wrap(s.d, "list revision entities", err)
+	err := s.view(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx,
+			`SELECT re.graph_key, ev.entity_id FROM revision_entities re JOIN entity_versions ev ON ev.id = re.entity_version_id
+			 WHERE re.revision_id = $1`, revisionID)
+		if err != nil {
+			return err
 		}
-		out[k] = id
-	}
-	return out, wrap(s.d, "list revision entities", rows.Err())
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var id uuid.UUID
+			if err := rows.Scan(&k, &id); err != nil {
+				return err
+			}
+			out[k] = id
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "list revision entities", err)
 }
 
 // EntitySnapshot is the newest version of an entity a tenant can see.
@@ -113,7 +116,8 @@ type EntitySnapshot struct {
 func (s *Store) EntityLatestForTenant(ctx context.Context, tenantID, entityID uuid.UUID) (EntitySnapshot, error) {
 	var es EntitySnapshot
 	var data string
-	err := s.read.QueryRowContext(ctx,
+	err := s.view(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx,
 		`SELECT e.id, e.data_scope, e.access_scope, e.visibility, e.platform, e.entity_type, e.external_id, e.tenant_id,
 			ev.id, ev.data_json, ev.created_at
 		 FROM entity_versions ev JOIN entities e ON e.id = ev.entity_id
@@ -125,6 +129,7 @@ func (s *Store) EntityLatestForTenant(ctx context.Context, tenantID, entityID uu
 		 ORDER BY ev.created_at DESC, ev.id DESC LIMIT 1`, tenantID, entityID).Scan(
 		&es.ID, &es.DataScope, &es.AccessScope, &es.Visibility, &es.Platform, &es.Type, &es.ExternalID, &es.TenantID,
 		&es.VersionID, &data, &es.CreatedAt)
+	})
 	es.Data = []byte(data)
 	return es, wrap(s.d, "get entity", err)
 }

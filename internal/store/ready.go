@@ -22,8 +22,9 @@ func (s *Store) CheckReady(ctx context.Context, instance string) error {
 		return err
 	}
 	var got time.Time
-	if err := s.read.QueryRowContext(ctx,
-		`SELECT checked_at FROM health_checks WHERE instance = $1`, instance).Scan(&got); err != nil {
+	if err := s.view(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx, `SELECT checked_at FROM health_checks WHERE instance = $1`, instance).Scan(&got)
+	}); err != nil {
 		return wrap(s.d, "read heartbeat", err)
 	}
 	if !got.Equal(at) {

@@ -62,28 +62,34 @@ func (tx *Tx) RevisionObserved(ctx context.Context, id uuid.UUID) error {
 }
 
 // RevisionGet finds a revision.
-func (s *Store) RevisionGet(ctx context.Context, id uuid.UUID) (Revision, error) {
-	r, err := scanRevision(s.read.QueryRowContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE id = $1`, id))
+func (s *Store) RevisionGet(ctx context.Context, id uuid.UUID) (r Revision, err error) {
+	err = s.view(ctx, func(q querier) error {
+		r, err = scanRevision(q.QueryRowContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE id = $1`, id))
+		return err
+	})
 	return r, wrap(s.d, "get revision", err)
 }
 
 // RevisionList lists a collection's revisions, newest first.
 func (s *Store) RevisionList(ctx context.Context, collectionID uuid.UUID) ([]Revision, error) {
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT `+revisionColumns+` FROM revisions WHERE collection_id = $1 ORDER BY created_at DESC, id DESC`, collectionID)
-	if err != nil {
-		return nil, wrap(s.d, "list revisions", err)
-	}
-	defer rows.Close()
 	var out []Revision
-	for rows.Next() {
-		r, err := scanRevision(rows)
+	err := s.view(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx,
+			`SELECT `+revisionColumns+` FROM revisions WHERE collection_id = $1 ORDER BY created_at DESC, id DESC`, collectionID)
 		if err != nil {
-			return nil, wrap(s.d, "list revisions", err)
+			return err
 		}
-		out = append(out, r)
-	}
-	return out, wrap(s.d, "list revisions", rows.Err())
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanRevision(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "list revisions", err)
 }
 
 // SourceResponse is one raw upstream response of a capture.

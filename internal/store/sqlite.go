@@ -48,6 +48,21 @@ func (sqliteDialect) tableExistsQuery() string {
 	return `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = $1`
 }
 
+func (sqliteDialect) tenantSQL() string { return "" }
+
+func (sqliteDialect) tokenByDigestQuery() string {
+	return `SELECT id, tenant_id, name, created_at, revoked_at FROM tokens WHERE digest = $1`
+}
+
+func (sqliteDialect) tenantByNameQuery() string {
+	return `SELECT ` + tenantColumns + ` FROM tenants WHERE name = $1`
+}
+
+func (sqliteDialect) markDeliverableQuery() string {
+	return `UPDATE submissions SET delivery_state = 'pending', updated_at = strftime('%Y-%m-%d %H:%M:%f+00:00', 'now')
+		WHERE capture_id = $1 AND channel_id IS NOT NULL AND delivery_state = 'none'`
+}
+
 // sqliteHeader starts every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
 

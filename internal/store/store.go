@@ -93,6 +93,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			_ = sqlTx.Rollback()
 		}
 	}()
+	if err = s.setTenant(ctx, sqlTx); err != nil {
+		return err
+	}
 	if err = fn(&Tx{tx: sqlTx, d: s.d}); err != nil {
 		return err
 	}

@@ -63,16 +63,16 @@ func (tx *Tx) SubmissionGetByIdemKey(ctx context.Context, tenantID uuid.UUID, ke
 // capture: only submitters may see a capture.
 func (s *Store) SubmissionExistsForCapture(ctx context.Context, tenantID, captureID uuid.UUID) (bool, error) {
 	var n int
-	err := s.read.QueryRowContext(ctx,
-		`SELECT count(*) FROM submissions WHERE tenant_id = $1 AND capture_id = $2`, tenantID, captureID).Scan(&n)
+	err := s.view(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx,
+			`SELECT count(*) FROM submissions WHERE tenant_id = $1 AND capture_id = $2`, tenantID, captureID).Scan(&n)
+	})
 	return n > 0, wrap(s.d, "look up submission", err)
 }
 
 // SubmissionsMarkDeliverable marks a finished capture's channel
 // submissions ready to be delivered back where they came from.
 func (tx *Tx) SubmissionsMarkDeliverable(ctx context.Context, captureID uuid.UUID) error {
-	_, err := tx.tx.ExecContext(ctx,
-		`UPDATE submissions SET delivery_state = 'pending', updated_at = $2
-		 WHERE capture_id = $1 AND channel_id IS NOT NULL AND delivery_state = 'none'`, captureID, now())
+	_, err := tx.tx.ExecContext(ctx, tx.d.markDeliverableQuery(), captureID)
 	return wrap(tx.d, "mark submissions deliverable", err)
 }

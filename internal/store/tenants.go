@@ -67,8 +67,12 @@ func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
 }
 
 // TenantGetByName finds a tenant by its unique name.
-func (s *Store) TenantGetByName(ctx context.Context, name string) (Tenant, error) {
-	return tenantGetByName(ctx, s.d, s.read, name)
+func (s *Store) TenantGetByName(ctx context.Context, name string) (t Tenant, err error) {
+	err = s.view(ctx, func(q querier) error {
+		t, err = tenantGetByName(ctx, s.d, q, name)
+		return err
+	})
+	return t, err
 }
 
 // TenantGetByName finds a tenant by its unique name inside the transaction.
@@ -77,13 +81,16 @@ func (tx *Tx) TenantGetByName(ctx context.Context, name string) (Tenant, error) 
 }
 
 func tenantGetByName(ctx context.Context, d dialect, q querier, name string) (Tenant, error) {
-	t, err := scanTenant(q.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE name = $1`, name))
+	t, err := scanTenant(q.QueryRowContext(ctx, d.tenantByNameQuery(), name))
 	return t, wrap(d, "get tenant by name", err)
 }
 
 // TenantGetByID finds a tenant by id.
-func (s *Store) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error) {
-	t, err := scanTenant(s.read.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+func (s *Store) TenantGetByID(ctx context.Context, id uuid.UUID) (t Tenant, err error) {
+	err = s.view(ctx, func(q querier) error {
+		t, err = scanTenant(q.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+		return err
+	})
 	return t, wrap(s.d, "get tenant by id", err)
 }
 

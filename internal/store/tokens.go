@@ -35,11 +35,11 @@ func (tx *Tx) TokenInsert(ctx context.Context, t Token) (Token, error) {
 
 // TokenGetByDigest finds a token by the digest of its secret, revoked or not.
 func (s *Store) TokenGetByDigest(ctx context.Context, digest []byte) (Token, error) {
-	var t Token
+	t := Token{Digest: digest}
 	var revoked sql.NullTime
-	err := s.read.QueryRowContext(ctx,
-		`SELECT id, tenant_id, name, digest, created_at, revoked_at FROM tokens WHERE digest = $1`, digest,
-	).Scan(&t.ID, &t.TenantID, &t.Name, &t.Digest, &t.CreatedAt, &revoked)
+	err := s.view(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx, s.d.tokenByDigestQuery(), digest).Scan(&t.ID, &t.TenantID, &t.Name, &t.CreatedAt, &revoked)
+	})
 	if revoked.Valid {
 		t.RevokedAt = &revoked.Time
 	}

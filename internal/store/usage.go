@@ -24,11 +24,12 @@ WITH saved AS (
 ), revs AS (
 	SELECT r.capture_id, r.content_bytes FROM revisions r JOIN saved s ON s.collection_id = r.collection_id
 )
-SELECT
+SELECT CAST(
 	(SELECT COALESCE(SUM(content_bytes), 0) FROM revs)
 	+ (SELECT COALESCE(SUM(b.size), 0) FROM blobs b WHERE b.id IN (
 		SELECT a.blob_id FROM assets a JOIN revs ON revs.capture_id = a.capture_id WHERE a.blob_id IS NOT NULL))
-	+ (SELECT COALESCE(SUM(sr.size), 0) FROM source_responses sr WHERE sr.capture_id IN (SELECT capture_id FROM revs))`
+	+ (SELECT COALESCE(SUM(sr.size), 0) FROM source_responses sr WHERE sr.capture_id IN (SELECT capture_id FROM revs))
+	AS BIGINT)`
 
 // TenantUsage computes a tenant's usage inside the transaction; extra, when
 // not nil, is counted as if saved already.
@@ -37,8 +38,12 @@ func (tx *Tx) TenantUsage(ctx context.Context, tenantID uuid.UUID, extra *uuid.U
 }
 
 // TenantUsage computes a tenant's usage.
-func (s *Store) TenantUsage(ctx context.Context, tenantID uuid.UUID) (Usage, error) {
-	return tenantUsage(ctx, s.d, s.read, tenantID, nil)
+func (s *Store) TenantUsage(ctx context.Context, tenantID uuid.UUID) (u Usage, err error) {
+	err = s.view(ctx, func(q querier) error {
+		u, err = tenantUsage(ctx, s.d, q, tenantID, nil)
+		return err
+	})
+	return u, err
 }
 
 func tenantUsage(ctx context.Context, d dialect, q querier, tenantID uuid.UUID, extra *uuid.UUID) (Usage, error) {
