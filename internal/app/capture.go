@@ -76,7 +76,7 @@ type captureWorker struct {
 func (w *captureWorker) Timeout(*river.Job[queue.CaptureArgs]) time.Duration { return slotLease }
 
 func (w *captureWorker) Work(ctx context.Context, job *river.Job[queue.CaptureArgs]) error {
-	return w.app.runCapture(ctx, job.Args.CaptureID)
+	return w.app.runCapture(store.WithTenant(ctx, job.Args.TenantID), job.Args.CaptureID)
 }
 
 // runCapture fetches one capture through its adapter and stages the result.
@@ -223,13 +223,13 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, resp *adapterv1
 			}
 			if asset.State == store.AssetPending {
 				pending++
-				if err := a.insertJob(ctx, tx, queue.DownloadArgs{AssetID: asset.ID}); err != nil {
+				if err := a.insertJob(ctx, tx, queue.DownloadArgs{AssetID: asset.ID, TenantID: c.TenantID}); err != nil {
 					return err
 				}
 			}
 		}
 		if pending == 0 {
-			return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: c.ID})
+			return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: c.ID, TenantID: c.TenantID})
 		}
 		return nil
 	})

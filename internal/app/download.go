@@ -39,7 +39,7 @@ func (w *downloadWorker) Timeout(*river.Job[queue.DownloadArgs]) time.Duration {
 }
 
 func (w *downloadWorker) Work(ctx context.Context, job *river.Job[queue.DownloadArgs]) error {
-	return w.app.runDownload(ctx, job.Args.AssetID)
+	return w.app.runDownload(store.WithTenant(ctx, job.Args.TenantID), job.Args.AssetID)
 }
 
 // downloadError is a failed download: permanent ones fail the asset,
@@ -73,7 +73,7 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 		}
 		if as.State != store.AssetPending && as.State != store.AssetDownloading {
 			done = true
-			return a.afterAsset(ctx, tx, as.CaptureID)
+			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
 		}
 		// Immutable media already stored under the same cache key need no
 		// second download.
@@ -82,7 +82,7 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 			if err := tx.AssetAttach(ctx, as.ID, b.ID, b.Size, b.Mime); err != nil {
 				return err
 			}
-			return a.afterAsset(ctx, tx, as.CaptureID)
+			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
@@ -130,7 +130,7 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 		if err := tx.AssetSetState(bg, as.ID, store.AssetFailed, msg, true); err != nil {
 			return err
 		}
-		return a.afterAsset(bg, tx, as.CaptureID)
+		return a.afterAsset(bg, tx, as.CaptureID, as.TenantID)
 	})
 }
 
@@ -220,7 +220,7 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 			return err
 		}
 		meter.reserved = info.Size
-		return a.afterAsset(ctx, tx, as.CaptureID)
+		return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
 	})
 }
 
@@ -254,12 +254,12 @@ func (a *App) attachBlob(ctx context.Context, tx *store.Tx, as store.Asset, obje
 
 // afterAsset starts finalizing once every asset of the capture is
 // terminal. Only the transaction that ends the last asset sees that.
-func (a *App) afterAsset(ctx context.Context, tx *store.Tx, captureID uuid.UUID) error {
+func (a *App) afterAsset(ctx context.Context, tx *store.Tx, captureID, tenantID uuid.UUID) error {
 	n, err := tx.AssetsPending(ctx, captureID)
 	if err != nil || n > 0 {
 		return err
 	}
-	return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: captureID})
+	return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: captureID, TenantID: tenantID})
 }
 
 // mediaStatusError classifies a media host's answer.

@@ -25,7 +25,7 @@ type finalizeWorker struct {
 func (w *finalizeWorker) Timeout(*river.Job[queue.FinalizeArgs]) time.Duration { return time.Minute }
 
 func (w *finalizeWorker) Work(ctx context.Context, job *river.Job[queue.FinalizeArgs]) error {
-	return w.app.runFinalize(ctx, job.Args.CaptureID)
+	return w.app.runFinalize(store.WithTenant(ctx, job.Args.TenantID), job.Args.CaptureID)
 }
 
 // contentDoc is a revision's content: what its hash covers and what its

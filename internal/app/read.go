@@ -18,6 +18,7 @@ import (
 
 // Capture shows a capture to a tenant that submitted it.
 func (a *App) Capture(ctx context.Context, tenantID, captureID uuid.UUID) (CaptureView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	ok, err := a.store.SubmissionExistsForCapture(ctx, tenantID, captureID)
 	if err != nil {
 		return CaptureView{}, err
@@ -35,6 +36,7 @@ func (a *App) Capture(ctx context.Context, tenantID, captureID uuid.UUID) (Captu
 
 // Collections lists the tenant's saved collections, newest save first.
 func (a *App) Collections(ctx context.Context, tenantID uuid.UUID, limit int, cursor string) (CollectionPage, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	if limit < 1 || limit > 100 {
 		return CollectionPage{}, errorf(ErrInvalid, "limit must be from 1 to 100")
 	}
@@ -64,6 +66,7 @@ func (a *App) Collections(ctx context.Context, tenantID uuid.UUID, limit int, cu
 
 // Collection shows one saved collection with its current revision.
 func (a *App) Collection(ctx context.Context, tenantID, id uuid.UUID) (CollectionView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	sc, err := a.savedCollection(ctx, tenantID, id)
 	if err != nil {
 		return CollectionView{}, err
@@ -108,6 +111,7 @@ func (a *App) collectionView(ctx context.Context, sc store.SavedCollection) (Col
 
 // Revisions lists a saved collection's revisions, newest first.
 func (a *App) Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]RevisionView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	if _, err := a.savedCollection(ctx, tenantID, collectionID); err != nil {
 		return nil, err
 	}
@@ -128,6 +132,7 @@ func (a *App) Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) (
 
 // Revision shows one revision of a collection the tenant saved.
 func (a *App) Revision(ctx context.Context, tenantID, revisionID uuid.UUID) (RevisionView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	r, err := a.store.RevisionGet(ctx, revisionID)
 	if isNotFound(err) {
 		return RevisionView{}, errorf(ErrNotFound, "no revision with id %s", revisionID)
@@ -176,6 +181,7 @@ func (a *App) revisionView(ctx context.Context, r store.Revision) (RevisionView,
 // DeleteCollection removes the tenant's reference to a collection; the
 // content stays for other savers and is purged later when nobody has it.
 func (a *App) DeleteCollection(ctx context.Context, tenantID, id uuid.UUID) error {
+	ctx = store.WithTenant(ctx, tenantID)
 	err := a.store.InTx(ctx, func(tx *store.Tx) error { return tx.TenantCollectionDelete(ctx, tenantID, id) })
 	if isNotFound(err) {
 		return errorf(ErrNotFound, "no saved collection with id %s", id)
@@ -186,6 +192,7 @@ func (a *App) DeleteCollection(ctx context.Context, tenantID, id uuid.UUID) erro
 // Entity shows the newest snapshot of an entity among the tenant's saved
 // collections.
 func (a *App) Entity(ctx context.Context, tenantID, id uuid.UUID) (EntityView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	es, err := a.store.EntityLatestForTenant(ctx, tenantID, id)
 	if isNotFound(err) {
 		return EntityView{}, errorf(ErrNotFound, "no entity with id %s", id)
@@ -200,6 +207,7 @@ func (a *App) Entity(ctx context.Context, tenantID, id uuid.UUID) (EntityView, e
 // OpenMedia opens stored media by content hash, when a collection the
 // tenant saved references it. MediaFile.Size is the whole file's size.
 func (a *App) OpenMedia(ctx context.Context, tenantID uuid.UUID, sha256 string, rng *blob.Range) (io.ReadCloser, MediaFile, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	b, err := a.store.BlobForTenant(ctx, tenantID, sha256)
 	if isNotFound(err) {
 		return nil, MediaFile{}, errorf(ErrNotFound, "no media with sha256 %s in your archive", sha256)
@@ -216,6 +224,7 @@ func (a *App) OpenMedia(ctx context.Context, tenantID uuid.UUID, sha256 string, 
 
 // Usage is the tenant's storage accounting.
 func (a *App) Usage(ctx context.Context, tenantID uuid.UUID) (Usage, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	u, err := a.store.TenantUsage(ctx, tenantID)
 	return Usage{UsedBytes: u.UsedBytes, ReservedBytes: u.ReservedBytes, QuotaBytes: u.QuotaBytes}, err
 }

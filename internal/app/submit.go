@@ -41,6 +41,7 @@ func PublicCollectionID(platform, entityType, objectScope, externalID string) uu
 // in one transaction with the job. A collection already archived answers
 // at once unless req.Refresh (or the adapter) asks for a new observation.
 func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, error) {
+	ctx = store.WithTenant(ctx, req.TenantID)
 	req.URL = strings.TrimSpace(req.URL)
 	if req.URL == "" {
 		return SubmitResult{}, errorf(ErrInvalid, "url is required: send the link to a post")
@@ -171,7 +172,7 @@ func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant,
 	if err != nil {
 		return store.Capture{}, err
 	}
-	if err := a.insertJob(ctx, tx, queue.CaptureArgs{CaptureID: c.ID}); err != nil {
+	if err := a.insertJob(ctx, tx, queue.CaptureArgs{CaptureID: c.ID, TenantID: c.TenantID}); err != nil {
 		return store.Capture{}, err
 	}
 	return c, nil
@@ -179,6 +180,7 @@ func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant,
 
 // Refresh captures a saved collection again, even when nothing changed.
 func (a *App) Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, idemKey string) (SubmitResult, error) {
+	ctx = store.WithTenant(ctx, tenantID)
 	sc, err := a.store.SavedCollectionGet(ctx, tenantID, collectionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return SubmitResult{}, errorf(ErrNotFound, "no saved collection with id %s", collectionID)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/monitorhq/monitor/internal/store"
 )
 
@@ -39,10 +41,14 @@ func (a *App) CreateTenant(ctx context.Context, name string, quotaBytes *int64) 
 	if quotaBytes != nil && *quotaBytes < 0 {
 		return store.Tenant{}, errorf(ErrInvalid, "quota must be zero or more bytes")
 	}
+	// The new tenant's own rights are what may create its row.
+	id := uuid.Must(uuid.NewV7())
+	ctx = store.WithTenant(ctx, id)
 	var t store.Tenant
 	err := a.store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
 		t, err = tx.TenantInsert(ctx, store.Tenant{
+			ID:         id,
 			Name:       name,
 			Kind:       store.TenantManaged,
 			Status:     store.TenantEnabled,

@@ -39,6 +39,7 @@ func (a *App) CreateToken(ctx context.Context, tenantName, tokenName string) (st
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret) // crypto/rand.Read never fails
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
+	ctx = store.WithTenant(ctx, tenant.ID)
 
 	var t store.Token
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
@@ -72,7 +73,7 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	if err != nil {
 		return Principal{}, err
 	}
-	tenant, err := a.store.TenantGetByID(ctx, t.TenantID)
+	tenant, err := a.store.TenantGetByID(store.WithTenant(ctx, t.TenantID), t.TenantID)
 	if err != nil {
 		return Principal{}, err
 	}

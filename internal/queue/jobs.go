@@ -15,6 +15,8 @@ import (
 // adapter and stage what came back.
 type CaptureArgs struct {
 	CaptureID uuid.UUID `json:"capture_id"`
+	// TenantID is the executing tenant, whose rights the worker acts with.
+	TenantID uuid.UUID `json:"tenant_id"`
 }
 
 // Kind is the job kind stored in River.
@@ -28,6 +30,8 @@ func (CaptureArgs) InsertOpts() river.InsertOpts {
 // DownloadArgs asks the download worker to store one asset's media.
 type DownloadArgs struct {
 	AssetID uuid.UUID `json:"asset_id"`
+	// TenantID is the capture's executing tenant.
+	TenantID uuid.UUID `json:"tenant_id"`
 }
 
 // Kind is the job kind stored in River.
@@ -42,6 +46,8 @@ func (DownloadArgs) InsertOpts() river.InsertOpts {
 // are all terminal: revision, state, reservations, deliveries.
 type FinalizeArgs struct {
 	CaptureID uuid.UUID `json:"capture_id"`
+	// TenantID is the capture's executing tenant.
+	TenantID uuid.UUID `json:"tenant_id"`
 }
 
 // Kind is the job kind stored in River.
