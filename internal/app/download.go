@@ -255,6 +255,9 @@ func (a *App) attachBlob(ctx context.Context, tx *store.Tx, as store.Asset, obje
 // afterAsset starts finalizing once every asset of the capture is
 // terminal. Only the transaction that ends the last asset sees that.
 func (a *App) afterAsset(ctx context.Context, tx *store.Tx, captureID, tenantID uuid.UUID) error {
+	if err := tx.CaptureLock(ctx, captureID); err != nil {
+		return err
+	}
 	n, err := tx.AssetsPending(ctx, captureID)
 	if err != nil || n > 0 {
 		return err

@@ -82,6 +82,9 @@ type contentResource struct {
 // deliverable.
 func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.CaptureLock(ctx, id); err != nil {
+			return err
+		}
 		c, err := tx.CaptureGet(ctx, id)
 		if err != nil {
 			return err

@@ -45,6 +45,9 @@ type Config struct {
 	TelegramAPIURL string
 	// MasterKey encrypts account credentials and secret settings.
 	MasterKey string
+	// AppPassword is the password `monitor migrate` gives the PostgreSQL
+	// role monitor_app.
+	AppPassword string
 	// Adapters says which source adapters core talks to.
 	Adapters Adapters
 	// Queue sizes the River worker pools.
@@ -77,6 +80,19 @@ type Blob struct {
 	URL string
 	// Dir is the root directory of the file store.
 	Dir string
+
+	// Bucket is the S3 bucket (the URL's host).
+	Bucket string
+	// Endpoint is the S3 server's base URL (endpoint=).
+	Endpoint string
+	// Region is the S3 signing region (region=, default us-east-1).
+	Region string
+	// Prefix is prepended to every object key (prefix=, optional).
+	Prefix string
+	// AccessKeyID and SecretAccessKey are the S3 credentials
+	// (MONITOR_S3_ACCESS_KEY_ID, MONITOR_S3_SECRET_ACCESS_KEY).
+	AccessKeyID     string
+	SecretAccessKey string
 }
 
 // Adapters is the parsed MONITOR_ADAPTERS.
@@ -143,6 +159,12 @@ func options() []option {
 		{env: "MONITOR_BLOB_URL", flag: "blob-url",
 			usage: "media store: file:///path or s3://bucket?endpoint=…&region=… (default: files in the data dir)",
 			set:   func(c *Config, v string) error { return c.setBlob(v) }},
+		{env: "MONITOR_S3_ACCESS_KEY_ID", secret: true,
+			usage: "access key ID of the S3 media store",
+			set:   func(c *Config, v string) error { c.Blob.AccessKeyID = v; return nil }},
+		{env: "MONITOR_S3_SECRET_ACCESS_KEY", secret: true,
+			usage: "secret access key of the S3 media store",
+			set:   func(c *Config, v string) error { c.Blob.SecretAccessKey = v; return nil }},
 		{env: "MONITOR_HTTP_ADDR", flag: "http-addr", def: "127.0.0.1:8080",
 			usage: "listen address of the HTTP server, host:port",
 			set: func(c *Config, v string) error {
@@ -181,6 +203,9 @@ func options() []option {
 		{env: "MONITOR_MASTER_KEY", secret: true,
 			usage: "master key for encrypted credentials and settings",
 			set:   func(c *Config, v string) error { c.MasterKey = v; return nil }},
+		{env: "MONITOR_APP_PASSWORD", secret: true,
+			usage: "password monitor migrate sets on the PostgreSQL role monitor_app",
+			set:   func(c *Config, v string) error { c.AppPassword = v; return nil }},
 		{env: "MONITOR_ADAPTERS", flag: "adapters", def: "builtin",
 			usage: "source adapters, comma-separated: builtin (in-process), host:port or unix:///path of an external adapter",
 			set:   func(c *Config, v string) error { return c.setAdapters(v) }},
@@ -264,7 +289,8 @@ func Load(env Env, fs *pflag.FlagSet) (*Config, error) {
 		c.values["MONITOR_DATABASE_URL"] = c.Database.URL
 	}
 	if c.Blob.Kind == "" {
-		c.Blob = Blob{Kind: "file", Dir: filepath.Join(c.DataDir, "objects")}
+		// Field by field: the S3 credentials are already in c.Blob.
+		c.Blob.Kind, c.Blob.Dir = "file", filepath.Join(c.DataDir, "objects")
 		c.Blob.URL = "file://" + c.Blob.Dir
 		c.values["MONITOR_BLOB_URL"] = c.Blob.URL
 	}
@@ -341,14 +367,67 @@ func (c *Config) setBlob(v string) error {
 		}
 		c.Blob = Blob{Kind: "file", URL: v, Dir: filepath.Clean(p)}
 	case "s3":
-		if u.Host == "" {
-			return fmt.Errorf("no bucket name; %s", accepted)
-		}
-		c.Blob = Blob{Kind: "s3", URL: v}
+		return c.setS3Blob(v, u)
 	default:
 		return fmt.Errorf("unsupported scheme %q; %s", u.Scheme, accepted)
 	}
 	return nil
+}
+
+// setS3Blob reads s3://bucket?endpoint=URL[&region=R][&prefix=P], keeping
+// the credentials that their own options set.
+func (c *Config) setS3Blob(v string, u *url.URL) error {
+	const accepted = "use s3://bucket?endpoint=https://host&region=us-east-1 (optionally &prefix=path)"
+	bucket := u.Host
+	switch {
+	case bucket == "":
+		return fmt.Errorf("no bucket name; %s", accepted)
+	case !validBucket(bucket):
+		return fmt.Errorf("bucket name %q is not 3 to 63 lower-case letters, digits, dots and hyphens; %s", bucket, accepted)
+	case strings.Trim(u.Path, "/") != "":
+		return fmt.Errorf("a path after the bucket is not supported, put a key prefix in prefix=; %s", accepted)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return fmt.Errorf("cannot read the parameters after '?'; %s", accepted)
+	}
+	for name := range q {
+		if name != "endpoint" && name != "region" && name != "prefix" {
+			return fmt.Errorf("unknown parameter %q (known: endpoint, region, prefix); %s", name, accepted)
+		}
+	}
+	endpoint := q.Get("endpoint")
+	if endpoint == "" {
+		return fmt.Errorf("no endpoint; %s", accepted)
+	}
+	if e, err := url.Parse(endpoint); err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
+		return fmt.Errorf("endpoint %q is not an http:// or https:// URL with a host; %s", endpoint, accepted)
+	}
+	region := q.Get("region")
+	if region == "" {
+		region = "us-east-1"
+	}
+	c.Blob.Kind, c.Blob.URL, c.Blob.Dir = "s3", v, ""
+	c.Blob.Bucket, c.Blob.Endpoint, c.Blob.Region = bucket, strings.TrimRight(endpoint, "/"), region
+	c.Blob.Prefix = q.Get("prefix")
+	return nil
+}
+
+// validBucket applies S3's bucket naming rules, loosely: 3 to 63
+// characters of a-z, 0-9, '.' and '-', starting and ending with a letter or
+// digit.
+func validBucket(name string) bool {
+	if len(name) < 3 || len(name) > 63 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		alnum := 'a' <= ch && ch <= 'z' || '0' <= ch && ch <= '9'
+		if !alnum && ((ch != '.' && ch != '-') || i == 0 || i == len(name)-1) {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Config) setAdapters(v string) error {

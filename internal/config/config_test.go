@@ -132,3 +132,84 @@ func TestAdapters(t *testing.T) {
 	_, err = Load(envOf(map[string]string{"MONITOR_ADAPTERS": "builtin,,"}), nil)
 	require.ErrorContains(t, err, "has an empty entry")
 }
+
+func TestS3BlobURL(t *testing.T) {
+	t.Parallel()
+	c, err := Load(envOf(map[string]string{
+		"MONITOR_BLOB_URL":             "s3://media?endpoint=http://127.0.0.1:7070/&region=eu-central-1&prefix=monitor/prod",
+		"MONITOR_S3_ACCESS_KEY_ID":     "AKIDEXAMPLE",
+		"MONITOR_S3_SECRET_ACCESS_KEY": "wJalrXUtnFEMI",
+	}), nil)
+	require.NoError(t, err)
+	require.Equal(t, Blob{
+		Kind:            "s3",
+		URL:             "s3://media?endpoint=http://127.0.0.1:7070/&region=eu-central-1&prefix=monitor/prod",
+		Bucket:          "media",
+		Endpoint:        "http://127.0.0.1:7070",
+		Region:          "eu-central-1",
+		Prefix:          "monitor/prod",
+		AccessKeyID:     "AKIDEXAMPLE",
+		SecretAccessKey: "wJalrXUtnFEMI",
+	}, c.Blob)
+
+	c, err = Load(envOf(map[string]string{"MONITOR_BLOB_URL": "s3://media?endpoint=https://s3.example.org"}), nil)
+	require.NoError(t, err)
+	require.Equal(t, "us-east-1", c.Blob.Region, "default region")
+	require.Empty(t, c.Blob.Prefix)
+	require.Equal(t, "https://s3.example.org", c.Blob.Endpoint)
+
+	// Credentials set with the file store are kept but unused.
+	c, err = Load(envOf(map[string]string{"MONITOR_S3_ACCESS_KEY_ID": "AKIDEXAMPLE"}), nil)
+	require.NoError(t, err)
+	require.Equal(t, "file", c.Blob.Kind)
+	require.Equal(t, "AKIDEXAMPLE", c.Blob.AccessKeyID)
+}
+
+func TestS3CredentialsFromFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	id, secret := filepath.Join(dir, "id"), filepath.Join(dir, "secret")
+	require.NoError(t, os.WriteFile(id, []byte("AKIDEXAMPLE\n"), 0o600))
+	require.NoError(t, os.WriteFile(secret, []byte("wJalrXUtnFEMI\n"), 0o600))
+	c, err := Load(envOf(map[string]string{
+		"MONITOR_BLOB_URL":                  "s3://media?endpoint=http://127.0.0.1:7070",
+		"MONITOR_S3_ACCESS_KEY_ID_FILE":     id,
+		"MONITOR_S3_SECRET_ACCESS_KEY_FILE": secret,
+	}), nil)
+	require.NoError(t, err)
+	require.Equal(t, "AKIDEXAMPLE", c.Blob.AccessKeyID)
+	require.Equal(t, "wJalrXUtnFEMI", c.Blob.SecretAccessKey)
+
+	var buf bytes.Buffer
+	require.NoError(t, c.PrintTo(&buf))
+	out := buf.String()
+	require.NotContains(t, out, "AKIDEXAMPLE")
+	require.NotContains(t, out, "wJalrXUtnFEMI")
+	require.Contains(t, out, "MONITOR_S3_ACCESS_KEY_ID=<redacted>\t# file\n")
+	require.Contains(t, out, "MONITOR_S3_SECRET_ACCESS_KEY=<redacted>\t# file\n")
+	require.Contains(t, out, "MONITOR_BLOB_URL=s3://media?endpoint=http://127.0.0.1:7070\t# env\n")
+
+	// Secrets have no flags.
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	RegisterFlags(fs)
+	require.Nil(t, fs.Lookup("s3-access-key-id"))
+	require.Nil(t, fs.Lookup("s3-secret-access-key"))
+}
+
+func TestS3BlobURLErrors(t *testing.T) {
+	t.Parallel()
+	const accepted = "use s3://bucket?endpoint=https://host&region=us-east-1 (optionally &prefix=path)"
+	for _, tc := range []struct{ value, want string }{
+		{"s3://media", "no endpoint; " + accepted},
+		{"s3://media?region=us-east-1", "no endpoint; " + accepted},
+		{"s3://media?endpoint=127.0.0.1:7070", `endpoint "127.0.0.1:7070" is not an http:// or https:// URL with a host; ` + accepted},
+		{"s3://media?endpoint=http://h&regoin=x", `unknown parameter "regoin" (known: endpoint, region, prefix); ` + accepted},
+		{"s3://media/sub?endpoint=http://h", "a path after the bucket is not supported, put a key prefix in prefix=; " + accepted},
+		{"s3://Media?endpoint=http://h", `bucket name "Media" is not 3 to 63 lower-case letters, digits, dots and hyphens; ` + accepted},
+		{"s3://m?endpoint=http://h", `bucket name "m" is not 3 to 63 lower-case letters, digits, dots and hyphens; ` + accepted},
+		{"s3:///?endpoint=http://h", "no bucket name; " + accepted},
+	} {
+		_, err := Load(envOf(map[string]string{"MONITOR_BLOB_URL": tc.value}), nil)
+		require.EqualError(t, err, `config: MONITOR_BLOB_URL="`+tc.value+`": `+tc.want)
+	}
+}

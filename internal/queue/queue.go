@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
@@ -50,15 +52,16 @@ type Register func(w *river.Workers)
 // New builds the queue on st's write connection. Workers of every kind in
 // jobs.go must be registered by the given functions or by this package.
 func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Register) (*Queue, error) {
-	if st.Driver() != "sqlite" {
-		return nil, fmt.Errorf("queue: no River driver for %s in this build", st.Driver())
+	driver, err := driverFor(st)
+	if err != nil {
+		return nil, err
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &noopWorker{})
 	for _, r := range register {
 		r(workers)
 	}
-	client, err := river.NewClient(riversqlite.New(st.WriteDB()), &river.Config{
+	client, err := river.NewClient(driver, &river.Config{
 		Logger: log.With(slog.String("component", "river")),
 		Queues: map[string]river.QueueConfig{
 			Capture:  {MaxWorkers: cfg.CaptureWorkers},
@@ -142,13 +145,28 @@ func Verify(ctx context.Context, st *store.Store) error {
 	return nil
 }
 
+// driverFor picks River's driver for the store's database. Both run over
+// database/sql, so a job joins the business transaction (*sql.Tx); on
+// PostgreSQL River listens for new jobs on a connection of the store's pgx
+// pool instead of polling.
+func driverFor(st *store.Store) (riverdriver.Driver[*sql.Tx], error) {
+	switch st.Driver() {
+	case "sqlite":
+		return riversqlite.New(st.WriteDB()), nil
+	case "postgres":
+		return riverdatabasesql.NewWithPgxListener(st.WriteDB(), st.Pool()), nil
+	}
+	return nil, fmt.Errorf("queue: no River driver for %s", st.Driver())
+}
+
 func migrator(st *store.Store) (*rivermigrate.Migrator[*sql.Tx], error) {
-	if st.Driver() != "sqlite" {
-		return nil, fmt.Errorf("queue: no River driver for %s in this build", st.Driver())
+	driver, err := driverFor(st)
+	if err != nil {
+		return nil, err
 	}
 	// River's migrator logs every no-op run; Migrate logs what it applied
 	// and errors are returned, so its own log adds nothing.
-	m, err := rivermigrate.New(riversqlite.New(st.WriteDB()), &rivermigrate.Config{
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

@@ -3,9 +3,11 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
@@ -55,10 +57,11 @@ func TestJobCommitsWithTransaction(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		q := startQueue(t, st)
-		ctx := context.Background()
+		id := uuid.Must(uuid.NewV7())
+		ctx := store.WithTenant(context.Background(), id)
 		var job *rivertype.JobRow
 		err := st.InTx(ctx, func(tx *store.Tx) error {
-			if _, err := tx.TenantInsert(ctx, store.Tenant{Name: "erin", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
+			if _, err := tx.TenantInsert(ctx, store.Tenant{ID: id, Name: "erin", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
 				return err
 			}
 			var err error
@@ -77,11 +80,12 @@ func TestJobRollsBackWithTransaction(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		q := startQueue(t, st)
-		ctx := context.Background()
+		id := uuid.Must(uuid.NewV7())
+		ctx := store.WithTenant(context.Background(), id)
 		failed := errors.New("business rule said no")
 		var job *rivertype.JobRow
 		err := st.InTx(ctx, func(tx *store.Tx) error {
-			if _, err := tx.TenantInsert(ctx, store.Tenant{Name: "frank", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
+			if _, err := tx.TenantInsert(ctx, store.Tenant{ID: id, Name: "frank", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
 				return err
 			}
 			var err error
@@ -114,7 +118,13 @@ func TestJobRollsBackWithTransaction(t *testing.T) {
 
 func TestVerifyReportsPendingMigrations(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t, "sqlite")
-	err := queue.Verify(context.Background(), st)
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "monitor.db")
+	st, err := store.Open(ctx, config.Database{Driver: "sqlite", Path: p}, storetest.Logger(t))
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = st.Migrate(ctx)
+	require.NoError(t, err)
+	err = queue.Verify(ctx, st)
 	require.ErrorContains(t, err, "run `monitor migrate`")
 }

@@ -53,7 +53,10 @@ func OpenStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stor
 	if Embedded(cfg) {
 		err = migrate(ctx, st, log)
 	} else {
-		err = errors.Join(st.Verify(ctx), queue.Verify(ctx, st))
+		err = st.CheckUnprivileged(ctx)
+		if err == nil {
+			err = errors.Join(st.Verify(ctx), queue.Verify(ctx, st))
+		}
 	}
 	if err != nil {
 		_ = st.Close()
@@ -77,7 +80,11 @@ func Migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]strin
 	if err != nil {
 		return applied, err
 	}
-	return applied, queue.Migrate(ctx, st, log)
+	if err := queue.Migrate(ctx, st, log); err != nil {
+		return applied, err
+	}
+	// Last, so the grants cover every table, River's included.
+	return applied, st.EnsureAppRole(ctx, cfg.AppPassword)
 }
 
 func migrate(ctx context.Context, st *store.Store, log *slog.Logger) error {
@@ -87,13 +94,34 @@ func migrate(ctx context.Context, st *store.Store, log *slog.Logger) error {
 	return queue.Migrate(ctx, st, log)
 }
 
-// OpenBlob opens the media store that cfg names.
-func OpenBlob(cfg *config.Config) (blob.Store, error) {
+// blobCheckTimeout bounds the start-up check of an S3 bucket.
+const blobCheckTimeout = 30 * time.Second
+
+// OpenBlob opens the media store that cfg names. An S3 store is checked
+// with one request, so an unreachable endpoint, refused credentials or a
+// missing bucket stop the start with a message saying what to fix.
+func OpenBlob(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 	switch cfg.Blob.Kind {
 	case "file":
 		return blob.NewFS(cfg.Blob.Dir)
 	case "s3":
-		return nil, errors.New("blob: S3 storage is not available in this build of monitor yet; use the default file store (unset MONITOR_BLOB_URL)")
+		s, err := blob.NewS3(ctx, blob.S3Options{
+			Endpoint:        cfg.Blob.Endpoint,
+			Region:          cfg.Blob.Region,
+			Bucket:          cfg.Blob.Bucket,
+			Prefix:          cfg.Blob.Prefix,
+			AccessKeyID:     cfg.Blob.AccessKeyID,
+			SecretAccessKey: cfg.Blob.SecretAccessKey,
+		})
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, blobCheckTimeout)
+		defer cancel()
+		if err := s.CheckBucket(ctx); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	return nil, fmt.Errorf("blob: unknown store kind %q", cfg.Blob.Kind)
 }
@@ -161,7 +189,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Eng
 		_ = e.Close()
 		return nil, err
 	}
-	if e.blob, err = OpenBlob(cfg); err != nil {
+	if e.blob, err = OpenBlob(ctx, cfg); err != nil {
 		return fail(err)
 	}
 	addrs := cfg.Adapters.Addrs

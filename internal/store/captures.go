@@ -207,3 +207,15 @@ func (s *Store) CaptureLatestState(ctx context.Context, collectionID uuid.UUID) 
 	})
 	return state, wrap(s.d, "get latest capture state", err)
 }
+
+// CaptureLock holds a capture's row lock until the transaction ends, so
+// transactions that end the capture's assets see each other's work: exactly
+// one of them finds none left pending.
+func (tx *Tx) CaptureLock(ctx context.Context, id uuid.UUID) error {
+	q := tx.d.lockCaptureQuery()
+	if q == "" {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, q, id)
+	return wrap(tx.d, "lock capture", err)
+}

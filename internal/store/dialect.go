@@ -1,6 +1,10 @@
 package store
 
-import "io/fs"
+import (
+	"context"
+	"database/sql"
+	"io/fs"
+)
 
 // dialect is everything that differs between the databases Monitor runs on.
 // Queries elsewhere in this package are written once, in the SQL both
@@ -27,4 +31,11 @@ type dialect interface {
 	// markDeliverableQuery marks the channel submissions of capture $1
 	// deliverable, whoever submitted them.
 	markDeliverableQuery() string
+	// lockCaptureQuery locks capture $1 until the transaction ends ("" when
+	// transactions are serialized anyway).
+	lockCaptureQuery() string
+	// schemaMigrationsDDL creates the migration record if missing.
+	schemaMigrationsDDL() string
+	// lockMigrations serializes migrators until unlock is called.
+	lockMigrations(ctx context.Context, db *sql.DB) (unlock func(), err error)
 }

@@ -43,14 +43,6 @@ type appliedMigration struct {
 	appliedAt time.Time
 }
 
-// schemaMigrationsDDL creates the table that records applied migrations. It
-// is created outside the numbered files because it must exist before them.
-const schemaMigrationsDDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
-	name TEXT PRIMARY KEY,
-	sha256 TEXT NOT NULL,
-	applied_at TIMESTAMP NOT NULL
-)`
-
 // loadMigrations reads and checks the numbered migration files of fsys.
 func loadMigrations(fsys fs.FS) ([]migration, error) {
 	entries, err := fs.ReadDir(fsys, ".")
@@ -92,7 +84,14 @@ func (s *Store) migrate(ctx context.Context, fsys fs.FS) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.write.ExecContext(ctx, schemaMigrationsDDL); err != nil {
+	unlock, err := s.d.lockMigrations(ctx, s.write)
+	if err != nil {
+		return nil, wrap(s.d, "lock migrations", err)
+	}
+	defer unlock()
+	// schema_migrations is created outside the numbered files because it
+	// must exist before them.
+	if _, err := s.write.ExecContext(ctx, s.d.schemaMigrationsDDL()); err != nil {
 		return nil, wrap(s.d, "create schema_migrations", err)
 	}
 	pending, err := s.pendingMigrations(ctx, known)

@@ -50,6 +50,21 @@ func (sqliteDialect) tableExistsQuery() string {
 
 func (sqliteDialect) tenantSQL() string { return "" }
 
+// lockCaptureQuery is empty: SQLite's write transactions run one at a time.
+func (sqliteDialect) lockCaptureQuery() string { return "" }
+
+func (sqliteDialect) schemaMigrationsDDL() string {
+	return `CREATE TABLE IF NOT EXISTS schema_migrations (
+	name TEXT PRIMARY KEY,
+	sha256 TEXT NOT NULL,
+	applied_at TIMESTAMP NOT NULL
+)`
+}
+
+// lockMigrations needs no lock on SQLite: each file is applied in an
+// immediate transaction that first checks it is still pending.
+func (sqliteDialect) lockMigrations(context.Context, *sql.DB) (func(), error) { return func() {}, nil }
+
 func (sqliteDialect) tokenByDigestQuery() string {
 	return `SELECT id, tenant_id, name, created_at, revoked_at FROM tokens WHERE digest = $1`
 }

@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/monitorhq/monitor/internal/config"
 )
 
@@ -29,7 +31,10 @@ type Store struct {
 	d     dialect
 	write *sql.DB
 	read  *sql.DB
-	log   *slog.Logger
+	// pool is PostgreSQL's connection pool under write/read (nil on
+	// SQLite); the job queue's listener uses it too.
+	pool *pgxpool.Pool
+	log  *slog.Logger
 }
 
 // querier is what both a pool and a transaction offer.
@@ -46,16 +51,25 @@ func Open(ctx context.Context, cfg config.Database, log *slog.Logger) (*Store, e
 	case "sqlite":
 		return openSQLite(ctx, cfg.Path, log)
 	case "postgres":
-		return nil, errors.New("store: PostgreSQL is not available in this build of monitor yet; use the embedded default (unset MONITOR_DATABASE_URL)")
+		return openPostgres(ctx, cfg.URL, log)
 	default:
 		return nil, fmt.Errorf("store: unknown database driver %q", cfg.Driver)
 	}
 }
 
-// Close closes both pools.
+// Close closes the pools.
 func (s *Store) Close() error {
+	if s.pool != nil {
+		err := s.write.Close()
+		s.pool.Close()
+		return err
+	}
 	return errors.Join(s.read.Close(), s.write.Close())
 }
+
+// Pool is PostgreSQL's connection pool (nil on SQLite), for the job
+// queue's LISTEN connections.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Driver names the database in use: "sqlite" or "postgres".
 func (s *Store) Driver() string { return s.d.name() }

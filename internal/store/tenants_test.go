@@ -12,15 +12,27 @@ import (
 	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
+// insertTenant creates a tenant the way the app does: acting as the new
+// tenant, which row-level security requires on PostgreSQL.
+func insertTenant(t *testing.T, ctx context.Context, tx *store.Tx, tn store.Tenant) (store.Tenant, error) {
+	t.Helper()
+	return tx.TenantInsert(ctx, tn)
+}
+
+func newTenantCtx(ctx context.Context) (context.Context, uuid.UUID) {
+	id := uuid.Must(uuid.NewV7())
+	return store.WithTenant(ctx, id), id
+}
+
 func TestTenants(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
+		ctx, id := newTenantCtx(context.Background())
 		quota := int64(10 << 20)
 		var created store.Tenant
 		err := st.InTx(ctx, func(tx *store.Tx) error {
 			var err error
-			created, err = tx.TenantInsert(ctx, store.Tenant{Name: "alice", Kind: store.TenantManaged, Status: store.TenantEnabled, QuotaBytes: &quota})
+			created, err = insertTenant(t, ctx, tx, store.Tenant{ID: id, Name: "alice", Kind: store.TenantManaged, Status: store.TenantEnabled, QuotaBytes: &quota})
 			return err
 		})
 		require.NoError(t, err)
@@ -37,15 +49,17 @@ func TestTenants(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "alice", byID.Name)
 
-		err = st.InTx(ctx, func(tx *store.Tx) error {
-			_, err := tx.TenantInsert(ctx, store.Tenant{Name: "alice", Kind: store.TenantManaged, Status: store.TenantEnabled})
+		dupCtx, dupID := newTenantCtx(context.Background())
+		err = st.InTx(dupCtx, func(tx *store.Tx) error {
+			_, err := tx.TenantInsert(dupCtx, store.Tenant{ID: dupID, Name: "alice", Kind: store.TenantManaged, Status: store.TenantEnabled})
 			return err
 		})
 		require.ErrorIs(t, err, store.ErrConflict)
 
 		_, err = st.TenantGetByName(ctx, "bob")
 		require.ErrorIs(t, err, store.ErrNotFound)
-		_, err = st.TenantGetByID(ctx, uuid.New())
+		other := uuid.New()
+		_, err = st.TenantGetByID(store.WithTenant(ctx, other), other)
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
@@ -53,11 +67,11 @@ func TestTenants(t *testing.T) {
 func TestTokens(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
+		ctx, id := newTenantCtx(context.Background())
 		digest := sha256.Sum256([]byte("secret"))
 		var tok store.Token
 		err := st.InTx(ctx, func(tx *store.Tx) error {
-			tenant, err := tx.TenantInsert(ctx, store.Tenant{Name: "carol", Kind: store.TenantManaged, Status: store.TenantEnabled})
+			tenant, err := tx.TenantInsert(ctx, store.Tenant{ID: id, Name: "carol", Kind: store.TenantManaged, Status: store.TenantEnabled})
 			if err != nil {
 				return err
 			}
@@ -76,8 +90,9 @@ func TestTokens(t *testing.T) {
 		_, err = st.TokenGetByDigest(ctx, other[:])
 		require.ErrorIs(t, err, store.ErrNotFound)
 
-		err = st.InTx(ctx, func(tx *store.Tx) error {
-			_, err := tx.TokenInsert(ctx, store.Token{TenantID: uuid.New(), Name: "orphan", Digest: other[:]})
+		orphan := uuid.New()
+		err = st.InTx(store.WithTenant(ctx, orphan), func(tx *store.Tx) error {
+			_, err := tx.TokenInsert(ctx, store.Token{TenantID: orphan, Name: "orphan", Digest: other[:]})
 			return err
 		})
 		require.Error(t, err, "a token must belong to an existing tenant")
@@ -87,10 +102,10 @@ func TestTokens(t *testing.T) {
 func TestInTxRollsBackOnError(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
+		ctx, id := newTenantCtx(context.Background())
 		boom := context.Canceled
 		err := st.InTx(ctx, func(tx *store.Tx) error {
-			if _, err := tx.TenantInsert(ctx, store.Tenant{Name: "dave", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
+			if _, err := tx.TenantInsert(ctx, store.Tenant{ID: id, Name: "dave", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
 				return err
 			}
 			return boom
