@@ -96,7 +96,7 @@ func (tx *Tx) BlobInsert(ctx context.Context, b Blob) (Blob, error) {
 func (s *Store) BlobForTenant(ctx context.Context, tenantID uuid.UUID, sha256 string) (b Blob, err error) {
 	err = s.view(ctx, func(q querier) error {
 		b, err = scanBlob(q.QueryRowContext(ctx,
-		`SELECT `+blobColumns+` FROM blobs b
+			`SELECT `+blobColumns+` FROM blobs b
 		 WHERE b.sha256 = $2 AND EXISTS (
 			SELECT 1 FROM assets a
 			JOIN revisions r ON r.capture_id = a.capture_id

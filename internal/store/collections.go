@@ -140,7 +140,7 @@ func (tx *Tx) TenantCollectionDelete(ctx context.Context, tenantID, collectionID
 func (s *Store) SavedCollectionGet(ctx context.Context, tenantID, collectionID uuid.UUID) (sc SavedCollection, err error) {
 	err = s.view(ctx, func(q querier) error {
 		sc, err = scanSaved(q.QueryRowContext(ctx,
-		`SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
+			`SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
 			c.external_id, c.adapter_id, c.source_url, c.current_revision_id, c.created_at, c.updated_at, tc.saved_at
 		 FROM tenant_collections tc JOIN collections c ON c.id = tc.collection_id
 		 WHERE tc.tenant_id = $1 AND tc.collection_id = $2`, tenantID, collectionID))

@@ -118,7 +118,7 @@ func (s *Store) EntityLatestForTenant(ctx context.Context, tenantID, entityID uu
 	var data string
 	err := s.view(ctx, func(q querier) error {
 		return q.QueryRowContext(ctx,
-		`SELECT e.id, e.data_scope, e.access_scope, e.visibility, e.platform, e.entity_type, e.external_id, e.tenant_id,
+			`SELECT e.id, e.data_scope, e.access_scope, e.visibility, e.platform, e.entity_type, e.external_id, e.tenant_id,
 			ev.id, ev.data_json, ev.created_at
 		 FROM entity_versions ev JOIN entities e ON e.id = ev.entity_id
 		 WHERE ev.entity_id = $2 AND EXISTS (
@@ -127,8 +127,8 @@ func (s *Store) EntityLatestForTenant(ctx context.Context, tenantID, entityID uu
 			JOIN tenant_collections tc ON tc.collection_id = r.collection_id AND tc.tenant_id = $1
 			WHERE re.entity_version_id = ev.id)
 		 ORDER BY ev.created_at DESC, ev.id DESC LIMIT 1`, tenantID, entityID).Scan(
-		&es.ID, &es.DataScope, &es.AccessScope, &es.Visibility, &es.Platform, &es.Type, &es.ExternalID, &es.TenantID,
-		&es.VersionID, &data, &es.CreatedAt)
+			&es.ID, &es.DataScope, &es.AccessScope, &es.Visibility, &es.Platform, &es.Type, &es.ExternalID, &es.TenantID,
+			&es.VersionID, &data, &es.CreatedAt)
 	})
 	es.Data = []byte(data)
 	return es, wrap(s.d, "get entity", err)
