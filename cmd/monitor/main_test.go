@@ -36,9 +36,12 @@ func TestMain(m *testing.M) {
 // cli runs one command line in-process with exactly the given environment.
 func cli(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	// A command that should fail but serves instead ends after a minute.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	var out, errOut bytes.Buffer
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	code = run(context.Background(), args, lookup, &out, &errOut)
+	code = run(ctx, args, lookup, &out, &errOut)
 	return out.String(), errOut.String(), code
 }
 

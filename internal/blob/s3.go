@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -114,12 +113,12 @@ type S3 struct {
 
 var _ Store = (*S3)(nil)
 
-// NewS3 configures the store. It makes no request, so a store whose bucket
-// does not exist yet can still be created with EnsureBucket; CheckBucket
-// verifies the setup. Nothing is read from ~/.aws, the environment or an
-// instance metadata service: the options are the whole configuration.
+// NewS3 configures the store. It makes no request (ctx is for symmetry
+// with the other openers), so a store whose bucket does not exist yet can
+// still create it with EnsureBucket; CheckBucket verifies the setup.
+// Nothing is read from ~/.aws, the environment or an instance metadata
+// service: the options are the whole configuration.
 func NewS3(ctx context.Context, o S3Options) (*S3, error) {
-	_ = ctx // no request is made here; kept for symmetry with the other openers
 	if o.Bucket == "" {
 		return nil, errors.New("blob: S3 bucket name is empty; set it in MONITOR_BLOB_URL (s3://bucket?endpoint=…)")
 	}
@@ -448,9 +447,10 @@ func (s *S3) List(ctx context.Context, prefix string, fn func(Info) error) error
 	return nil
 }
 
-// CheckBucket verifies with one HeadBucket request that the endpoint
-// answers, the credentials are accepted and the bucket exists, returning an
-// error that says what to fix otherwise.
+// CheckBucket verifies with a HeadBucket request (and, after a 404, a
+// one-key listing that says why) that the endpoint answers, the
+// credentials are accepted and the bucket exists, returning an error that
+// says what to fix otherwise. OpenBlob runs it at start.
 func (s *S3) CheckBucket(ctx context.Context) error {
 	_, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket})
 	if httpStatus(err) == http.StatusNotFound {
@@ -629,25 +629,47 @@ func httpStatus(err error) int {
 }
 
 // readChunk reads from r until it has size bytes or r ends, reusing buf's
-// storage. The buffer grows by doubling up to size, so a small object costs
-// about its own size, a large one exactly one part. eof reports that r ended.
+// storage. A new buffer starts small and doubles up to size, so a small
+// object costs about its own size and a large one exactly one part. eof
+// reports that r ended.
 func readChunk(r io.Reader, buf []byte, size int64) (_ []byte, eof bool, err error) {
 	buf = buf[:0]
 	for int64(len(buf)) < size {
 		if len(buf) == cap(buf) {
-			grow := int64(max(cap(buf), firstChunk))
-			buf = slices.Grow(buf, int(min(grow, size-int64(len(buf)))))
+			if buf, err = growChunk(r, buf, size); err != nil || len(buf) == cap(buf) {
+				return buf, err == io.EOF, ignoreEOF(err)
+			}
 		}
-		n, err := r.Read(buf[len(buf):int(min(int64(cap(buf)), size))])
+		n, err := r.Read(buf[len(buf):min(cap(buf), int(size))])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, true, nil
-		}
 		if err != nil {
-			return buf, false, err
+			return buf, err == io.EOF, ignoreEOF(err)
 		}
 	}
 	return buf, false, nil
+}
+
+// growChunk doubles a full buffer (up to size), but first reads one more
+// byte: an object that exactly fills the buffer then needs no larger one.
+// It returns io.EOF, with buf unchanged, when r has ended.
+func growChunk(r io.Reader, buf []byte, size int64) ([]byte, error) {
+	if cap(buf) == 0 {
+		return make([]byte, 0, min(firstChunk, size)), nil
+	}
+	var next [1]byte
+	if _, err := io.ReadFull(r, next[:]); err != nil {
+		return buf, err
+	}
+	grown := make([]byte, len(buf), min(2*int64(cap(buf)), size))
+	copy(grown, buf)
+	return append(grown, next[0]), nil
+}
+
+func ignoreEOF(err error) error {
+	if err == io.EOF {
+		return nil
+	}
+	return err
 }
 
 // httpRange renders rng (Offset ≥ 0, Length ≠ 0) as an HTTP Range header.

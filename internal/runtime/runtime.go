@@ -71,20 +71,27 @@ func Migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]strin
 	if err := prepareDataDir(cfg); err != nil {
 		return nil, err
 	}
+	if cfg.Database.Driver == "postgres" && cfg.AppPassword == "" {
+		return nil, errors.New("store: set MONITOR_APP_PASSWORD (or _FILE): the password `monitor migrate` gives the monitor_app role that `monitor serve` connects as")
+	}
 	st, err := store.Open(ctx, cfg.Database, log)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	applied, err := st.Migrate(ctx)
-	if err != nil {
-		return applied, err
-	}
-	if err := queue.Migrate(ctx, st, log); err != nil {
-		return applied, err
-	}
-	// Last, so the grants cover every table, River's included.
-	return applied, st.EnsureAppRole(ctx, cfg.AppPassword)
+	var applied []string
+	err = st.WithMigrationLock(ctx, func() error {
+		var err error
+		if applied, err = st.Migrate(ctx); err != nil {
+			return err
+		}
+		if err := queue.Migrate(ctx, st, log); err != nil {
+			return err
+		}
+		// Last, so the grants cover every table, River's included.
+		return st.EnsureAppRole(ctx, cfg.AppPassword)
+	})
+	return applied, err
 }
 
 func migrate(ctx context.Context, st *store.Store, log *slog.Logger) error {

@@ -84,11 +84,6 @@ func (s *Store) migrate(ctx context.Context, fsys fs.FS) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := s.d.lockMigrations(ctx, s.write)
-	if err != nil {
-		return nil, wrap(s.d, "lock migrations", err)
-	}
-	defer unlock()
 	// schema_migrations is created outside the numbered files because it
 	// must exist before them.
 	if _, err := s.write.ExecContext(ctx, s.d.schemaMigrationsDDL()); err != nil {
@@ -124,6 +119,18 @@ func (s *Store) migrate(ctx context.Context, fsys fs.FS) ([]string, error) {
 		applied = append(applied, m.name)
 	}
 	return applied, nil
+}
+
+// WithMigrationLock runs fn while holding the database's migration lock (a
+// session advisory lock on PostgreSQL), so that concurrent `monitor
+// migrate` runs take turns: the second finds nothing left to do.
+func (s *Store) WithMigrationLock(ctx context.Context, fn func() error) error {
+	unlock, err := s.d.lockMigrations(ctx, s.write)
+	if err != nil {
+		return wrap(s.d, "lock migrations", err)
+	}
+	defer unlock()
+	return fn()
 }
 
 // Verify checks that the database is exactly at this binary's schema: no

@@ -93,7 +93,7 @@ func NewWithURL(t testing.TB, driver string) (*store.Store, string) {
 		migrate(t, st)
 		return st, "sqlite://" + p
 	case "postgres":
-		ownerURL, appURL := newPostgresDatabase(t)
+		ownerURL, appURL := NewPostgresDatabase(t)
 		owner := open(t, config.Database{Driver: "postgres", URL: ownerURL})
 		migrate(t, owner)
 		withRoleLock(t, func() {
@@ -129,9 +129,9 @@ func migrate(t testing.TB, st *store.Store) {
 	}
 }
 
-// newPostgresDatabase creates an empty database for one test, dropped when
+// NewPostgresDatabase creates an empty database for one test, dropped when
 // the test ends, and returns the owner's and monitor_app's URLs for it.
-func newPostgresDatabase(t testing.TB) (ownerURL, appURL string) {
+func NewPostgresDatabase(t testing.TB) (ownerURL, appURL string) {
 	t.Helper()
 	admin, err := sql.Open("pgx", PostgresURL())
 	if err != nil {
