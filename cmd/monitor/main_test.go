@@ -55,7 +55,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	t.Parallel()
 	out, _, code := cli(t, nil, "--help")
 	require.Equal(t, 0, code)
-	for _, c := range []string{"serve", "migrate", "adapter", "capture", "admin", "version"} {
+	for _, c := range []string{"serve", "migrate", "storage-init", "adapter", "capture", "admin", "version"} {
 		require.Regexp(t, regexp.MustCompile(`(?m)^  `+c+` +\S.*$`), out)
 	}
 	for _, args := range [][]string{

@@ -62,6 +62,7 @@ MONITOR_MASTER_KEY) also accept NAME_FILE pointing at a file.`,
 	root.AddCommand(
 		newServeCmd(d),
 		newMigrateCmd(d),
+		newStorageInitCmd(d),
 		newAdapterCmd(d),
 		newCaptureCmd(d),
 		newAdminCmd(d),

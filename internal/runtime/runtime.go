@@ -4,7 +4,9 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,19 +52,24 @@ func OpenStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stor
 	if err != nil {
 		return nil, err
 	}
-	if Embedded(cfg) {
-		err = migrate(ctx, st, log)
-	} else {
-		err = st.CheckUnprivileged(ctx)
-		if err == nil {
-			err = errors.Join(st.Verify(ctx), queue.Verify(ctx, st))
-		}
-	}
-	if err != nil {
+	if err := readySchema(ctx, cfg, st, log); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// readySchema migrates the embedded default, or checks that scale mode's
+// database is migrated and that core's role cannot see past row-level
+// security.
+func readySchema(ctx context.Context, cfg *config.Config, st *store.Store, log *slog.Logger) error {
+	if Embedded(cfg) {
+		return migrate(ctx, st, log)
+	}
+	if err := st.CheckUnprivileged(ctx); err != nil {
+		return err
+	}
+	return errors.Join(st.Verify(ctx), queue.Verify(ctx, st))
 }
 
 // Migrate opens the database and applies every pending migration: Monitor's
@@ -112,14 +119,7 @@ func OpenBlob(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 	case "file":
 		return blob.NewFS(cfg.Blob.Dir)
 	case "s3":
-		s, err := blob.NewS3(ctx, blob.S3Options{
-			Endpoint:        cfg.Blob.Endpoint,
-			Region:          cfg.Blob.Region,
-			Bucket:          cfg.Blob.Bucket,
-			Prefix:          cfg.Blob.Prefix,
-			AccessKeyID:     cfg.Blob.AccessKeyID,
-			SecretAccessKey: cfg.Blob.SecretAccessKey,
-		})
+		s, err := newS3(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -131,6 +131,74 @@ func OpenBlob(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 		return s, nil
 	}
 	return nil, fmt.Errorf("blob: unknown store kind %q", cfg.Blob.Kind)
+}
+
+func newS3(ctx context.Context, cfg *config.Config) (*blob.S3, error) {
+	return blob.NewS3(ctx, blob.S3Options{
+		Endpoint:        cfg.Blob.Endpoint,
+		Region:          cfg.Blob.Region,
+		Bucket:          cfg.Blob.Bucket,
+		Prefix:          cfg.Blob.Prefix,
+		AccessKeyID:     cfg.Blob.AccessKeyID,
+		SecretAccessKey: cfg.Blob.SecretAccessKey,
+	})
+}
+
+// InitStorage prepares the media store for first use: it creates the S3
+// bucket when missing (or the objects directory) and proves that a probe
+// object can be written, read back and deleted. It reports what it did.
+func InitStorage(ctx context.Context, cfg *config.Config) (string, error) {
+	if cfg.Blob.Kind == "file" {
+		if err := prepareDataDir(cfg); err != nil {
+			return "", err
+		}
+		fs, err := blob.NewFS(cfg.Blob.Dir)
+		if err != nil {
+			return "", err
+		}
+		if err := probe(ctx, fs); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("objects directory %s is ready (probe written, read and deleted)", fs.Root()), nil
+	}
+	s, err := newS3(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	created, err := s.EnsureBucket(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := s.Probe(ctx); err != nil {
+		return "", err
+	}
+	verb := "exists"
+	if created {
+		verb = "was created"
+	}
+	return fmt.Sprintf("S3 bucket %q at %s %s and works (probe written, read and deleted)", s.Bucket(), s.Endpoint(), verb), nil
+}
+
+// probe writes, reads back and deletes a small object.
+func probe(ctx context.Context, st blob.Store) error {
+	key := "_probe/" + uuid.Must(uuid.NewV7()).String()
+	want := []byte("monitor storage probe")
+	if _, err := st.Put(ctx, key, bytes.NewReader(want)); err != nil {
+		return err
+	}
+	rc, _, err := st.Get(ctx, key, nil)
+	if err != nil {
+		return err
+	}
+	got, err := io.ReadAll(rc)
+	_ = rc.Close()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("blob: probe object came back changed (%d bytes instead of %d)", len(got), len(want))
+	}
+	return st.Delete(ctx, key)
 }
 
 // prepareDataDir creates the data directory when the database or the media
@@ -187,7 +255,10 @@ type Engine struct {
 // default), the blob store, the built-in and configured adapters, the
 // business layer and its queue, not started yet.
 func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Engine, error) {
-	st, err := OpenStore(ctx, cfg, log)
+	if err := prepareDataDir(cfg); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, cfg.Database, log)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +267,12 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Eng
 		_ = e.Close()
 		return nil, err
 	}
+	// The media store before the schema: checking it changes nothing, so a
+	// missing bucket stops start-up before any migration runs.
 	if e.blob, err = OpenBlob(ctx, cfg); err != nil {
+		return fail(err)
+	}
+	if err := readySchema(ctx, cfg, st, log); err != nil {
 		return fail(err)
 	}
 	addrs := cfg.Adapters.Addrs
