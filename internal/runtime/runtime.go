@@ -6,9 +6,9 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"io"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
