@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit"
 )
@@ -19,9 +21,24 @@ import (
 // two 256 KiB photos each against the fake upstream, through the whole
 // pipeline (adapter over gRPC, downloads, dedup, finalize) on SQLite.
 func BenchmarkCapturePhotoPosts(b *testing.B) {
+	b.Run("sqlite-files", func(b *testing.B) {
+		benchmarkPhotoPosts(b, newPipeline(b, storetest.New(b, "sqlite"), testLimits()))
+	})
+	b.Run("postgres-s3", func(b *testing.B) {
+		if !slices.Contains(storetest.Drivers(), "postgres") {
+			b.Skip("PostgreSQL is not reachable")
+		}
+		s3 := testkit.StartS3(b)
+		bs, err := blob.NewS3(context.Background(), s3.Options(s3.NewBucket(b)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchmarkPhotoPosts(b, newPipelineOn(b, storetest.New(b, "postgres"), bs, testLimits()))
+	})
+}
+
+func benchmarkPhotoPosts(b *testing.B, p *pipeline) {
 	const posts = 200
-	st := storetest.New(b, "sqlite")
-	p := newPipeline(b, st, testLimits())
 	p.fx.SetMediaSize(256 << 10)
 	tenant := p.tenant(b, "bench", nil)
 	ctx := context.Background()

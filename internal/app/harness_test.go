@@ -33,7 +33,7 @@ const (
 // and X adapter over gRPC; only FxTwitter and the media hosts are fake.
 type pipeline struct {
 	st   *store.Store
-	blob *blob.FS
+	blob blob.Store
 	fx   *testkit.FxTwitter
 	app  *app.App
 	q    *queue.Queue
@@ -44,6 +44,14 @@ func testLimits() app.Limits {
 }
 
 func newPipeline(t testing.TB, st *store.Store, limits app.Limits) *pipeline {
+	t.Helper()
+	bs, err := blob.NewFS(t.TempDir())
+	require.NoError(t, err)
+	return newPipelineOn(t, st, bs, limits)
+}
+
+// newPipelineOn is newPipeline with a given blob store (S3 in benchmarks).
+func newPipelineOn(t testing.TB, st *store.Store, bs blob.Store, limits app.Limits) *pipeline {
 	t.Helper()
 	ctx := context.Background()
 	log := storetest.Logger(t)
@@ -59,8 +67,6 @@ func newPipeline(t testing.TB, st *store.Store, limits app.Limits) *pipeline {
 	require.NoError(t, err)
 	t.Cleanup(reg.Close)
 
-	bs, err := blob.NewFS(t.TempDir())
-	require.NoError(t, err)
 	a := app.New(app.Deps{Store: st, Blob: bs, Adapters: reg, Log: log, Limits: limits})
 	require.NoError(t, queue.Migrate(ctx, st, log))
 	q, err := queue.New(st, config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, log, a.RegisterWorkers)
