@@ -225,10 +225,12 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 }
 
 // attachBlob reuses the blob that already holds this content in the same
-// scope (the fresh object becomes garbage) or records a new one. The
-// transaction serializes this per (data scope, access scope, sha256); the
-// unique key catches a race all the same.
+// scope (the fresh object becomes garbage) or records a new one, under a
+// lock on (data scope, access scope, sha256).
 func (a *App) attachBlob(ctx context.Context, tx *store.Tx, as store.Asset, objectID uuid.UUID, key string, info blob.Info, mime string) (uuid.UUID, error) {
+	if err := tx.BlobLock(ctx, as.DataScope, as.AccessScope, info.SHA256); err != nil {
+		return uuid.Nil, err
+	}
 	existing, err := tx.BlobGetByHash(ctx, as.DataScope, as.AccessScope, info.SHA256)
 	if err == nil {
 		if err := tx.ObjectSetState(ctx, objectID, store.ObjectGarbage, info.Size, info.SHA256); err != nil {

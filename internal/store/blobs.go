@@ -70,6 +70,17 @@ func scanBlob(row interface{ Scan(...any) error }) (Blob, error) {
 	return b, err
 }
 
+// BlobLock serializes, until the transaction ends, the transactions that
+// look up or create the blob of some content in a data and access scope.
+func (tx *Tx) BlobLock(ctx context.Context, dataScope uuid.UUID, accessScope, sha256 string) error {
+	q := tx.d.lockKeyQuery()
+	if q == "" {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, q, "blob/"+dataScope.String()+"/"+accessScope+"/"+sha256)
+	return wrap(tx.d, "lock blob", err)
+}
+
 // BlobGetByHash finds the blob of some content in a data and access scope.
 func (tx *Tx) BlobGetByHash(ctx context.Context, dataScope uuid.UUID, accessScope, sha256 string) (Blob, error) {
 	b, err := scanBlob(tx.tx.QueryRowContext(ctx,

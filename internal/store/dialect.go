@@ -31,6 +31,9 @@ type dialect interface {
 	// markDeliverableQuery marks the channel submissions of capture $1
 	// deliverable, whoever submitted them.
 	markDeliverableQuery() string
+	// lockKeyQuery takes a transaction-scoped lock on the text $1 ("" when
+	// transactions are serialized anyway).
+	lockKeyQuery() string
 	// lockCaptureQuery locks capture $1 until the transaction ends ("" when
 	// transactions are serialized anyway).
 	lockCaptureQuery() string

@@ -50,6 +50,10 @@ func (postgresDialect) tableExistsQuery() string {
 	return `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1`
 }
 
+func (postgresDialect) lockKeyQuery() string {
+	return `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+}
+
 func (postgresDialect) lockCaptureQuery() string {
 	return `SELECT 1 FROM captures WHERE id = $1 FOR UPDATE`
 }

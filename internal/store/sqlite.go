@@ -50,6 +50,9 @@ func (sqliteDialect) tableExistsQuery() string {
 
 func (sqliteDialect) tenantSQL() string { return "" }
 
+// lockKeyQuery is empty: SQLite's write transactions run one at a time.
+func (sqliteDialect) lockKeyQuery() string { return "" }
+
 // lockCaptureQuery is empty: SQLite's write transactions run one at a time.
 func (sqliteDialect) lockCaptureQuery() string { return "" }
 
