@@ -25,8 +25,8 @@ MONITOR_ADAPTERS=host:port. Stops gracefully on SIGINT or SIGTERM.`,
 		Args:      exactArgs(1, "the adapter NAME ("+strings.Join(runtime.BuiltinNames(), ", ")+")"),
 	}
 	var listen string
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7001", "address to serve gRPC on, host:port")
-	config.RegisterFlags(cmd.Flags(), "fxtwitter-url", "tme-url")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7001", "address to serve gRPC on: host:port, or unix:///path for a unix socket")
+	config.RegisterFlags(cmd.Flags(), "fxtwitter-url")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cfg, err := d.loadConfig(cmd)
 		if err != nil {
@@ -36,7 +36,11 @@ MONITOR_ADAPTERS=host:port. Stops gracefully on SIGINT or SIGTERM.`,
 		if err != nil {
 			return usageError{err}
 		}
-		lis, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", listen)
+		network, address := "tcp", listen
+		if path, ok := strings.CutPrefix(listen, "unix://"); ok {
+			network, address = "unix", path
+		}
+		lis, err := (&net.ListenConfig{}).Listen(cmd.Context(), network, address)
 		if err != nil {
 			return fmt.Errorf("adapter %s: cannot listen on --listen %s: %w", args[0], listen, err)
 		}

@@ -125,3 +125,38 @@ func TestPostgresConcurrentMigrate(t *testing.T) {
 	require.Equal(t, n, applied, "every file applied exactly once between the two")
 	require.Equal(t, 3, n)
 }
+
+// TestPostgresMigrateAsOwnerRole migrates as a dedicated owner role, as
+// docs/deploy.md sets it up (BYPASSRLS and CREATEROLE, not a superuser):
+// twice, as every release does; and refuses an owner without BYPASSRLS
+// before changing anything.
+func TestPostgresMigrateAsOwnerRole(t *testing.T) {
+	t.Parallel()
+	requirePostgres(t)
+	admin, err := sql.Open("pgx", storetest.PostgresURL())
+	require.NoError(t, err)
+	defer admin.Close()
+	_, _ = admin.Exec(`CREATE ROLE monitor_test_owner LOGIN BYPASSRLS CREATEROLE PASSWORD 'owner'`)
+	_, _ = admin.Exec(`CREATE ROLE monitor_test_plain LOGIN PASSWORD 'plain'`)
+
+	ownerURL, _ := storetest.NewPostgresDatabase(t)
+	u, err := url.Parse(ownerURL)
+	require.NoError(t, err)
+	name := strings.TrimPrefix(u.Path, "/")
+	_, err = admin.Exec(`ALTER DATABASE ` + name + ` OWNER TO monitor_test_owner`)
+	require.NoError(t, err)
+	_, err = admin.Exec(`GRANT ALL ON DATABASE ` + name + ` TO monitor_test_owner`)
+	require.NoError(t, err)
+	// PostgreSQL 15: the public schema belongs to pg_database_owner.
+	env := map[string]string{"MONITOR_DATABASE_URL": withUser(t, ownerURL, "monitor_test_plain", "plain"),
+		"MONITOR_APP_PASSWORD": storetest.AppPassword, "MONITOR_LOG_LEVEL": "warn", "MONITOR_DATA_DIR": t.TempDir()}
+	_, errOut, code := cli(t, env, "migrate")
+	require.Equal(t, 1, code)
+	require.Equal(t, "monitor: store: role \"monitor_test_plain\" cannot run monitor migrate: the database owner needs BYPASSRLS (a superuser runs: ALTER ROLE monitor_test_plain BYPASSRLS CREATEROLE); see docs/deploy.md\n", errOut)
+
+	env["MONITOR_DATABASE_URL"] = withUser(t, ownerURL, "monitor_test_owner", "owner")
+	for range 2 {
+		_, errOut, code := cli(t, env, "migrate")
+		require.Equal(t, 0, code, errOut)
+	}
+}

@@ -45,9 +45,12 @@ Send it a link (an X post or profile, a Telegram channel post) and it keeps the
 text, the media in its best quality and a structured entity graph, with every
 version and each media file stored once.
 
-Every flag can also be set through its MONITOR_* environment variable; secrets
-(MONITOR_DATABASE_URL, MONITOR_CHANNEL_SECRET, MONITOR_TELEGRAM_TOKEN,
-MONITOR_MASTER_KEY) also accept NAME_FILE pointing at a file.`,
+Every flag can also be set through its MONITOR_* environment variable. Secrets
+are read from the environment only, or from a file named by NAME_FILE:
+MONITOR_DATABASE_URL, MONITOR_APP_PASSWORD, MONITOR_S3_ACCESS_KEY_ID,
+MONITOR_S3_SECRET_ACCESS_KEY, MONITOR_CHANNEL_SECRET, MONITOR_TELEGRAM_TOKEN,
+MONITOR_MASTER_KEY. Scale mode (PostgreSQL, S3, several processes) is described
+in docs/deploy.md.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},

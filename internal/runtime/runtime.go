@@ -86,6 +86,10 @@ func Migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]strin
 		return nil, err
 	}
 	defer st.Close()
+	// Check the role before changing anything.
+	if _, err := st.CheckMigrator(ctx); err != nil {
+		return nil, err
+	}
 	var applied []string
 	err = st.WithMigrationLock(ctx, func() error {
 		var err error
@@ -201,16 +205,14 @@ func probe(ctx context.Context, st blob.Store) error {
 	return st.Delete(ctx, key)
 }
 
-// prepareDataDir creates the data directory when the database or the media
-// live in it, and proves it is writable before anything else is opened.
+// prepareDataDir creates the directory of the embedded database and proves
+// it is writable before anything else is opened. PostgreSQL needs no local
+// directory; the file blob store creates its own.
 func prepareDataDir(cfg *config.Config) error {
-	if cfg.Database.Driver != "sqlite" && cfg.Blob.Kind != "file" {
+	if cfg.Database.Driver != "sqlite" {
 		return nil
 	}
-	dir := cfg.DataDir
-	if cfg.Database.Driver == "sqlite" {
-		dir = filepath.Dir(cfg.Database.Path)
-	}
+	dir := filepath.Dir(cfg.Database.Path)
 	fail := func(err error) error {
 		return fmt.Errorf("data dir %s is not writable: %v; fix its permissions or set MONITOR_DATA_DIR to a writable directory", dir, unwrapPathError(err))
 	}

@@ -130,6 +130,13 @@ func (tx *Tx) CaptureOfRevision(ctx context.Context, revisionID uuid.UUID) (Capt
 // time when its tenant holds fewer than tenantLimit slots and its connection
 // fewer than connectionLimit (0: no limit). It reports whether it did.
 func (tx *Tx) CaptureClaimSlot(ctx context.Context, c Capture, until time.Time, tenantLimit, connectionLimit int) (bool, error) {
+	// Count and claim under the tenant's slot lock, so concurrent workers
+	// (other replicas too) cannot both take the last slot.
+	if q := tx.d.lockKeyQuery(); q != "" {
+		if _, err := tx.tx.ExecContext(ctx, q, "slots/"+c.TenantID.String()); err != nil {
+			return false, wrap(tx.d, "lock capture slots", err)
+		}
+	}
 	at := now()
 	if tenantLimit > 0 {
 		var n int

@@ -183,16 +183,20 @@ func (s *Store) EnsureAppRole(ctx context.Context, password string) error {
 	if password == "" {
 		return errors.New("store: set MONITOR_APP_PASSWORD (or _FILE): the password `monitor migrate` gives the monitor_app role that `monitor serve` connects as")
 	}
-	var exists bool
-	if err := s.write.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, AppRole).Scan(&exists); err != nil {
-		return wrap(s.d, "look up role", err)
+	exists, err := s.CheckMigrator(ctx)
+	if err != nil {
+		return err
 	}
-	verb := "ALTER"
-	if !exists {
-		verb = "CREATE"
+	// Creating sets every attribute; an existing role only gets its
+	// password (only superusers may restate NOSUPERUSER), then is checked.
+	role := `SELECT format('CREATE ROLE %I WITH LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD %L', $1::text, $2::text)`
+	verb := "CREATE"
+	if exists {
+		role = `SELECT format('ALTER ROLE %I WITH LOGIN PASSWORD %L', $1::text, $2::text)`
+		verb = "ALTER"
 	}
 	stmts := []string{
-		`SELECT format('` + verb + ` ROLE %I WITH LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD %L', $1::text, $2::text)`,
+		role,
 		`SELECT format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), $1::text)`,
 		`SELECT format('GRANT USAGE ON SCHEMA %I TO %I', current_schema(), $1::text)`,
 		`SELECT format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %I TO %I', current_schema(), $1::text)`,
@@ -217,6 +221,37 @@ func (s *Store) EnsureAppRole(ctx context.Context, password string) error {
 		}
 	}
 	return nil
+}
+
+// CheckMigrator checks, before anything changes, that the connection may
+// run `monitor migrate`: the security migration's functions run as the
+// owner, which forced row-level security binds unless it is a superuser or
+// has BYPASSRLS; creating monitor_app needs CREATEROLE. It reports whether
+// monitor_app exists, and refuses an existing one that could see past
+// row-level security.
+func (s *Store) CheckMigrator(ctx context.Context) (appRoleExists bool, err error) {
+	if s.d.name() != "postgres" {
+		return false, nil
+	}
+	var user string
+	var super, bypass, createRole bool
+	var appSuper, appBypass sql.NullBool
+	if err := s.write.QueryRowContext(ctx,
+		`SELECT r.rolname, r.rolsuper, r.rolbypassrls, r.rolcreaterole, a.rolsuper, a.rolbypassrls
+		 FROM pg_roles r LEFT JOIN pg_roles a ON a.rolname = $1
+		 WHERE r.rolname = current_user`, AppRole).Scan(&user, &super, &bypass, &createRole, &appSuper, &appBypass); err != nil {
+		return false, wrap(s.d, "check the migrating role", err)
+	}
+	appRoleExists = appSuper.Valid
+	switch {
+	case !super && !bypass:
+		return false, fmt.Errorf("store: role %q cannot run monitor migrate: the database owner needs BYPASSRLS (a superuser runs: ALTER ROLE %s BYPASSRLS CREATEROLE); see docs/deploy.md", user, user)
+	case !super && !createRole && !appRoleExists:
+		return false, fmt.Errorf("store: role %q cannot create the %s role: it needs CREATEROLE (a superuser runs: ALTER ROLE %s CREATEROLE); see docs/deploy.md", user, AppRole, user)
+	case appSuper.Bool || appBypass.Bool:
+		return false, fmt.Errorf("store: the existing role %s is a superuser or has BYPASSRLS, so row-level security would not bind it; a superuser runs: ALTER ROLE %s NOSUPERUSER NOBYPASSRLS", AppRole, AppRole)
+	}
+	return appRoleExists, nil
 }
 
 // CheckUnprivileged refuses a connection whose role could see past
