@@ -23,7 +23,7 @@ type dialect interface {
 	// dialect has no row-level security).
 	tenantSQL() string
 	// tokenByDigestQuery finds a token by its digest $1 before the tenant
-	// is known: id, tenant_id, name, created_at, revoked_at.
+	// is known: id, tenant_id, name, created_at, revoked_at, admin.
 	tokenByDigestQuery() string
 	// tenantByNameQuery finds a tenant by name $1 across tenants, with
 	// tenantColumns.

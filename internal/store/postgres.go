@@ -61,11 +61,11 @@ func (postgresDialect) lockCaptureQuery() string {
 func (postgresDialect) tenantSQL() string { return `SELECT set_config('app.tenant_id', $1, true)` }
 
 func (postgresDialect) tokenByDigestQuery() string {
-	return `SELECT token_id, tenant_id, name, created_at, revoked_at FROM monitor_token_lookup($1)`
+	return `SELECT token_id, tenant_id, name, created_at, revoked_at, admin FROM monitor_token_lookup($1)`
 }
 
 func (postgresDialect) tenantByNameQuery() string {
-	return `SELECT id, name, kind, status, quota_bytes, reserved_bytes, created_at, updated_at FROM monitor_tenant_by_name($1)`
+	return `SELECT ` + tenantColumns + ` FROM monitor_tenant_by_name($1)`
 }
 
 func (postgresDialect) markDeliverableQuery() string {

@@ -69,7 +69,7 @@ func (sqliteDialect) schemaMigrationsDDL() string {
 func (sqliteDialect) lockMigrations(context.Context, *sql.DB) (func(), error) { return func() {}, nil }
 
 func (sqliteDialect) tokenByDigestQuery() string {
-	return `SELECT id, tenant_id, name, created_at, revoked_at FROM tokens WHERE digest = $1`
+	return `SELECT id, tenant_id, name, created_at, revoked_at, admin FROM tokens WHERE digest = $1`
 }
 
 func (sqliteDialect) tenantByNameQuery() string {

@@ -33,18 +33,37 @@ type Tenant struct {
 	// QuotaBytes is the storage quota; nil means unlimited.
 	QuotaBytes    *int64
 	ReservedBytes int64
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Limits (0: none): seconds between submits, captures per operating
+	// day, unfinished captures at once.
+	SubmitIntervalSeconds int
+	DailyLimit            int
+	ConcurrentLimit       int
+	LastSubmitAt          *time.Time
+	LastDeniedAt          *time.Time
+	LastDeniedReason      string
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
 }
 
-const tenantColumns = `id, name, kind, status, quota_bytes, reserved_bytes, created_at, updated_at`
+// tenantColumns is also the column list of the PostgreSQL functions that
+// return tenants; keep them in step.
+const tenantColumns = `id, name, kind, status, quota_bytes, reserved_bytes, submit_interval_seconds, daily_limit,
+	concurrent_limit, last_submit_at, last_denied_at, last_denied_reason, created_at, updated_at`
 
 func scanTenant(row interface{ Scan(...any) error }) (Tenant, error) {
 	var t Tenant
 	var quota sql.NullInt64
-	err := row.Scan(&t.ID, &t.Name, &t.Kind, &t.Status, &quota, &t.ReservedBytes, &t.CreatedAt, &t.UpdatedAt)
+	var lastSubmit, lastDenied sql.NullTime
+	err := row.Scan(&t.ID, &t.Name, &t.Kind, &t.Status, &quota, &t.ReservedBytes, &t.SubmitIntervalSeconds, &t.DailyLimit,
+		&t.ConcurrentLimit, &lastSubmit, &lastDenied, &t.LastDeniedReason, &t.CreatedAt, &t.UpdatedAt)
 	if quota.Valid {
 		t.QuotaBytes = &quota.Int64
+	}
+	if lastSubmit.Valid {
+		t.LastSubmitAt = &lastSubmit.Time
+	}
+	if lastDenied.Valid {
+		t.LastDeniedAt = &lastDenied.Time
 	}
 	return t, err
 }
@@ -60,9 +79,11 @@ func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
 	}
 	t.UpdatedAt = t.CreatedAt
 	_, err := tx.tx.ExecContext(ctx,
-		`INSERT INTO tenants (id, name, kind, status, quota_bytes, reserved_bytes, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		t.ID, t.Name, t.Kind, t.Status, t.QuotaBytes, t.ReservedBytes, t.CreatedAt, t.UpdatedAt)
+		`INSERT INTO tenants (id, name, kind, status, quota_bytes, reserved_bytes, submit_interval_seconds, daily_limit,
+			concurrent_limit, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		t.ID, t.Name, t.Kind, t.Status, t.QuotaBytes, t.ReservedBytes, t.SubmitIntervalSeconds, t.DailyLimit,
+		t.ConcurrentLimit, t.CreatedAt, t.UpdatedAt)
 	return t, wrap(tx.d, "insert tenant", err)
 }
 

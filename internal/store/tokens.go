@@ -17,6 +17,8 @@ type Token struct {
 	Digest    []byte
 	CreatedAt time.Time
 	RevokedAt *time.Time
+	// Admin tokens may also call the operator API.
+	Admin bool
 }
 
 // TokenInsert stores a new token.
@@ -28,8 +30,8 @@ func (tx *Tx) TokenInsert(ctx context.Context, t Token) (Token, error) {
 		t.CreatedAt = now()
 	}
 	_, err := tx.tx.ExecContext(ctx,
-		`INSERT INTO tokens (id, tenant_id, name, digest, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		t.ID, t.TenantID, t.Name, t.Digest, t.CreatedAt)
+		`INSERT INTO tokens (id, tenant_id, name, digest, created_at, admin) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.ID, t.TenantID, t.Name, t.Digest, t.CreatedAt, t.Admin)
 	return t, wrap(tx.d, "insert token", err)
 }
 
@@ -38,10 +40,50 @@ func (s *Store) TokenGetByDigest(ctx context.Context, digest []byte) (Token, err
 	t := Token{Digest: digest}
 	var revoked sql.NullTime
 	err := s.view(ctx, func(q querier) error {
-		return q.QueryRowContext(ctx, s.d.tokenByDigestQuery(), digest).Scan(&t.ID, &t.TenantID, &t.Name, &t.CreatedAt, &revoked)
+		return q.QueryRowContext(ctx, s.d.tokenByDigestQuery(), digest).Scan(&t.ID, &t.TenantID, &t.Name, &t.CreatedAt, &revoked, &t.Admin)
 	})
 	if revoked.Valid {
 		t.RevokedAt = &revoked.Time
 	}
 	return t, wrap(s.d, "get token by digest", err)
+}
+
+// TokenList lists a tenant's tokens, newest first.
+func (s *Store) TokenList(ctx context.Context, tenantID uuid.UUID) ([]Token, error) {
+	var out []Token
+	err := s.view(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx,
+			`SELECT id, tenant_id, name, created_at, revoked_at, admin FROM tokens WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC`, tenantID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t Token
+			var revoked sql.NullTime
+			if err := rows.Scan(&t.ID, &t.TenantID, &t.Name, &t.CreatedAt, &revoked, &t.Admin); err != nil {
+				return err
+			}
+			if revoked.Valid {
+				t.RevokedAt = &revoked.Time
+			}
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "list tokens", err)
+}
+
+// TokenRevoke marks a tenant's token revoked; a missing or already revoked
+// token is ErrNotFound.
+func (tx *Tx) TokenRevoke(ctx context.Context, tenantID, id uuid.UUID) error {
+	res, err := tx.tx.ExecContext(ctx,
+		`UPDATE tokens SET revoked_at = $3 WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL`, id, tenantID, now())
+	if err != nil {
+		return wrap(tx.d, "revoke token", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return wrap(tx.d, "revoke token", sql.ErrNoRows)
+	}
+	return nil
 }
