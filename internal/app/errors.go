@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/monitorhq/monitor/internal/store"
 )
@@ -41,3 +42,30 @@ func (e *QuotaError) Is(target error) bool { return target == ErrQuota }
 
 // isNotFound reports a missing row.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// ErrLimit marks a submit the tenant's limits or status refuse.
+var ErrLimit = errors.New("limit reached")
+
+// LimitError says which limit refused a submit and when it lifts.
+type LimitError struct {
+	// Limit is interval, daily, concurrent (answered 429), or
+	// pending, disabled, archived (the tenant's status, answered 403).
+	Limit string
+	// Max is the limit's value (seconds for interval).
+	Max int
+	// ResetAt is when the limit lifts (nil: when something else happens,
+	// such as a capture finishing or an admin approving).
+	ResetAt *time.Time
+	msg     string
+}
+
+func (e *LimitError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrLimit) true.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// Status reports whether the refusal is about the tenant's status rather
+// than a rate limit.
+func (e *LimitError) Status() bool {
+	return e.Limit == "pending" || e.Limit == "disabled" || e.Limit == "archived"
+}

@@ -57,6 +57,10 @@ func (a *App) CreateToken(ctx context.Context, tenantName, tokenName string) (st
 type Principal struct {
 	TenantID   uuid.UUID
 	TenantName string
+	// TokenID is the credential used; Admin says it may call the operator
+	// API.
+	TokenID uuid.UUID
+	Admin   bool
 }
 
 // Authenticate finds the tenant of a REST token. Unknown and revoked tokens
@@ -80,5 +84,5 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	if tenant.Status != store.TenantEnabled {
 		return Principal{}, fmt.Errorf("%w: tenant %s is %s", ErrUnauthorized, tenant.Name, tenant.Status)
 	}
-	return Principal{TenantID: tenant.ID, TenantName: tenant.Name}, nil
+	return Principal{TenantID: tenant.ID, TenantName: tenant.Name, TokenID: t.ID, Admin: t.Admin}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 	"github.com/monitorhq/monitor/internal/adapterapi"
@@ -41,6 +42,12 @@ const (
 	ProblemRangeNotSatisfiable = "urn:monitor:problem:range-not-satisfiable"
 	// ProblemNotReady: the process cannot do its work yet (503, /readyz).
 	ProblemNotReady = "urn:monitor:problem:not-ready"
+	// ProblemForbidden: the token may not do this, e.g. an admin operation (403).
+	ProblemForbidden = "urn:monitor:problem:forbidden"
+	// ProblemLimitExceeded: a tenant limit (interval, daily, concurrent) refuses the submit for now (429).
+	ProblemLimitExceeded = "urn:monitor:problem:limit-exceeded"
+	// ProblemTenantNotEnabled: the tenant awaits approval or is disabled or archived (403).
+	ProblemTenantNotEnabled = "urn:monitor:problem:tenant-not-enabled"
 	// ProblemInternal: a server fault; the detail is generic, the log has the cause (500).
 	ProblemInternal = "urn:monitor:problem:internal"
 )
@@ -61,6 +68,12 @@ type Problem struct {
 	UsedBytes     *int64 `json:"used_bytes,omitempty"`
 	ReservedBytes *int64 `json:"reserved_bytes,omitempty"`
 	QuotaBytes    *int64 `json:"quota_bytes,omitempty"`
+
+	// Limit, Max and ResetAt describe the refusing limit (limit-exceeded,
+	// tenant-not-enabled).
+	Limit   string     `json:"limit,omitempty"`
+	Max     *int       `json:"max,omitempty"`
+	ResetAt *time.Time `json:"reset_at,omitempty"`
 
 	// header holds response headers that belong to the problem
 	// (WWW-Authenticate, Retry-After).
@@ -94,6 +107,7 @@ func notFoundProblem(detail string) Problem {
 func problemFor(err error) (p Problem, ok bool) {
 	var (
 		quota *app.QuotaError
+		limit *app.LimitError
 		aerr  *adapterapi.Error
 	)
 	switch {
@@ -106,6 +120,8 @@ func problemFor(err error) (p Problem, ok bool) {
 			Detail: quota.Error(), UsedBytes: &quota.UsedBytes, ReservedBytes: &quota.ReservedBytes, QuotaBytes: &quota.QuotaBytes}, true
 	case errors.Is(err, app.ErrQuota):
 		return Problem{Type: ProblemQuotaExceeded, Title: "Storage quota exceeded", Status: http.StatusForbidden, Detail: err.Error()}, true
+	case errors.As(err, &limit):
+		return limitProblem(limit), true
 	case errors.Is(err, app.ErrIdempotencyMismatch):
 		return Problem{Type: ProblemIdempotencyKeyReused, Title: "Idempotency key reused", Status: http.StatusUnprocessableEntity, Detail: err.Error()}, true
 	case errors.As(err, &aerr):
@@ -118,6 +134,21 @@ func problemFor(err error) (p Problem, ok bool) {
 		return notFoundProblem(err.Error()), true
 	}
 	return Problem{Type: ProblemInternal, Title: "Internal error", Status: http.StatusInternalServerError, Detail: internalDetail}, true
+}
+
+// limitProblem answers a refused submit: 403 for the tenant's status, 429
+// with Retry-After for a rate limit.
+func limitProblem(e *app.LimitError) Problem {
+	if e.Status() {
+		return Problem{Type: ProblemTenantNotEnabled, Title: "Tenant not enabled", Status: http.StatusForbidden, Detail: e.Error(), Limit: e.Limit}
+	}
+	p := Problem{Type: ProblemLimitExceeded, Title: "Limit reached", Status: http.StatusTooManyRequests, Detail: e.Error(),
+		Limit: e.Limit, Max: &e.Max, ResetAt: e.ResetAt}
+	if e.ResetAt != nil {
+		p.header = http.Header{}
+		p.header.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(max(time.Until(*e.ResetAt).Seconds(), 1))), 10))
+	}
+	return p
 }
 
 // adapterProblem maps a typed adapter failure: the link's fault (422), a

@@ -50,6 +50,8 @@ type Deps struct {
 	// App is the business layer behind /v1. Nil serves only the routes that
 	// need no token: the probes and the OpenAPI document.
 	App Service
+	// Admin is the operator API behind /v1/admin (nil: not served).
+	Admin AdminService
 	// Log receives server faults and readiness failures; nil discards them.
 	Log *slog.Logger
 }
@@ -64,6 +66,7 @@ type access int
 const (
 	public access = iota
 	bearer        // the principal is in the request context
+	admin         // bearer, and the token must be an admin's
 )
 
 // route is one entry of the route table: a Go 1.22 ServeMux pattern and its
@@ -78,7 +81,7 @@ type route struct {
 
 // routes is the route table. GET routes also answer HEAD.
 func (d Deps) routes() []route {
-	return []route{
+	return append([]route{
 		{http.MethodGet, "/healthz", public, healthz},
 		{http.MethodGet, "/readyz", public, d.readyz},
 		{http.MethodGet, "/v1/openapi.json", public, openAPI},
@@ -95,7 +98,7 @@ func (d Deps) routes() []route {
 		{http.MethodGet, "/v1/media/{sha256}", bearer, d.media},
 		{http.MethodGet, "/v1/usage", bearer, d.usage},
 		{http.MethodGet, "/v1/adapters", bearer, d.adapters},
-	}
+	}, d.adminRoutes()...)
 }
 
 // NewHandler returns the HTTP handler with every route registered. Without
@@ -107,11 +110,17 @@ func NewHandler(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range d.routes() {
 		h := rt.handle
-		if rt.access == bearer {
+		switch rt.access {
+		case bearer:
 			if d.App == nil {
 				continue
 			}
 			h = d.authenticate(h)
+		case admin:
+			if d.App == nil || d.Admin == nil {
+				continue
+			}
+			h = d.authenticate(d.requireAdmin(h))
 		}
 		mux.Handle(rt.method+" "+rt.pattern, h)
 	}

@@ -28,6 +28,8 @@ type dialect interface {
 	// tenantByNameQuery finds a tenant by name $1 across tenants, with
 	// tenantColumns.
 	tenantByNameQuery() string
+	// tenantListQuery lists every tenant by name, with tenantColumns.
+	tenantListQuery() string
 	// markDeliverableQuery marks the channel submissions of capture $1
 	// deliverable, whoever submitted them.
 	markDeliverableQuery() string

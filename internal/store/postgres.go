@@ -68,6 +68,10 @@ func (postgresDialect) tenantByNameQuery() string {
 	return `SELECT ` + tenantColumns + ` FROM monitor_tenant_by_name($1)`
 }
 
+func (postgresDialect) tenantListQuery() string {
+	return `SELECT ` + tenantColumns + ` FROM monitor_tenant_list()`
+}
+
 func (postgresDialect) markDeliverableQuery() string {
 	return `SELECT monitor_capture_mark_deliverable($1)`
 }

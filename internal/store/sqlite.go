@@ -76,6 +76,10 @@ func (sqliteDialect) tenantByNameQuery() string {
 	return `SELECT ` + tenantColumns + ` FROM tenants WHERE name = $1`
 }
 
+func (sqliteDialect) tenantListQuery() string {
+	return `SELECT ` + tenantColumns + ` FROM tenants ORDER BY name`
+}
+
 func (sqliteDialect) markDeliverableQuery() string {
 	return `UPDATE submissions SET delivery_state = 'pending', updated_at = strftime('%Y-%m-%d %H:%M:%f+00:00', 'now')
 		WHERE capture_id = $1 AND channel_id IS NOT NULL AND delivery_state = 'none'`

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -119,4 +120,96 @@ func (s *Store) TenantGetByID(ctx context.Context, id uuid.UUID) (t Tenant, err 
 func (tx *Tx) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error) {
 	t, err := scanTenant(tx.tx.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
 	return t, wrap(tx.d, "get tenant by id", err)
+}
+
+// TenantUpdate writes a tenant's status, quota and limits.
+func (tx *Tx) TenantUpdate(ctx context.Context, t Tenant) error {
+	res, err := tx.tx.ExecContext(ctx,
+		`UPDATE tenants SET status = $2, quota_bytes = $3, submit_interval_seconds = $4, daily_limit = $5,
+			concurrent_limit = $6, archived_at = CASE WHEN $2 = 'archived' THEN $7 ELSE NULL END, updated_at = $7
+		 WHERE id = $1`,
+		t.ID, t.Status, t.QuotaBytes, t.SubmitIntervalSeconds, t.DailyLimit, t.ConcurrentLimit, now())
+	if err != nil {
+		return wrap(tx.d, "update tenant", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return wrap(tx.d, "update tenant", sql.ErrNoRows)
+	}
+	return nil
+}
+
+// TenantSubmitted records an accepted submit: its time, and one more use
+// on the operating day.
+func (tx *Tx) TenantSubmitted(ctx context.Context, id uuid.UUID, at time.Time, day string) error {
+	if _, err := tx.tx.ExecContext(ctx, `UPDATE tenants SET last_submit_at = $2 WHERE id = $1`, id, at); err != nil {
+		return wrap(tx.d, "record submit", err)
+	}
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO usage_daily (tenant_id, day, used, created_at, updated_at) VALUES ($1, $2, 1, $3, $3)
+		 ON CONFLICT (tenant_id, day) DO UPDATE SET used = usage_daily.used + 1, updated_at = excluded.updated_at`, id, day, now())
+	return wrap(tx.d, "count daily usage", err)
+}
+
+// TenantDenied records why a tenant was last refused.
+func (tx *Tx) TenantDenied(ctx context.Context, id uuid.UUID, at time.Time, reason string) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE tenants SET last_denied_at = $2, last_denied_reason = $3 WHERE id = $1`, id, at, reason)
+	return wrap(tx.d, "record denial", err)
+}
+
+// UsageDay is a tenant's use on one operating day.
+type UsageDay struct {
+	Day        string
+	Used       int
+	ResetCount int
+}
+
+// UsageDayGet reads a tenant's use on a day (zero when none).
+func (tx *Tx) UsageDayGet(ctx context.Context, id uuid.UUID, day string) (UsageDay, error) {
+	u := UsageDay{Day: day}
+	err := tx.tx.QueryRowContext(ctx, `SELECT used, reset_count FROM usage_daily WHERE tenant_id = $1 AND day = $2`, id, day).
+		Scan(&u.Used, &u.ResetCount)
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, nil
+	}
+	return u, wrap(tx.d, "get daily usage", err)
+}
+
+// UsageDayReset sets a tenant's use on a day back to zero, counting resets.
+func (tx *Tx) UsageDayReset(ctx context.Context, id uuid.UUID, day string) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO usage_daily (tenant_id, day, used, reset_count, created_at, updated_at) VALUES ($1, $2, 0, 1, $3, $3)
+		 ON CONFLICT (tenant_id, day) DO UPDATE SET used = 0, reset_count = usage_daily.reset_count + 1, updated_at = excluded.updated_at`,
+		id, day, now())
+	return wrap(tx.d, "reset daily usage", err)
+}
+
+// TenantUnfinished counts the tenant's submissions whose capture is still
+// queued or downloading.
+func (tx *Tx) TenantUnfinished(ctx context.Context, id uuid.UUID) (int, error) {
+	var n int
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT count(DISTINCT s.capture_id) FROM submissions s JOIN captures c ON c.id = s.capture_id
+		 WHERE s.tenant_id = $1 AND c.state IN ('queued', 'downloading')`, id).Scan(&n)
+	return n, wrap(tx.d, "count unfinished captures", err)
+}
+
+// TenantList lists every tenant by name (operators only).
+func (s *Store) TenantList(ctx context.Context) ([]Tenant, error) {
+	var out []Tenant
+	err := s.view(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx, s.d.tenantListQuery())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			t, err := scanTenant(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "list tenants", err)
 }
