@@ -50,6 +50,9 @@ type Deps struct {
 	Limits   Limits
 	// HTTPClient downloads media; nil means a client with sane timeouts.
 	HTTPClient *http.Client
+	// Now is the clock of limits, retention and garbage collection; nil
+	// means time.Now. Tests set it to move time.
+	Now func() time.Time
 }
 
 // App is the business layer of one core process.
@@ -61,12 +64,16 @@ type App struct {
 	limits   Limits
 	http     *http.Client
 	queue    *queue.Queue
+	now      func() time.Time
 }
 
 // New returns the business layer. Pipeline work needs a queue: register the
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
-	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: d.HTTPClient}
+	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: d.HTTPClient, now: d.Now}
+	if a.now == nil {
+		a.now = time.Now
+	}
 	if a.limits == (Limits{}) {
 		a.limits = DefaultLimits()
 	}
