@@ -13,14 +13,19 @@ import (
 func newAdminCmd(d *deps) *cobra.Command {
 	admin := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator tasks: tenants and API tokens",
+		Short: "Operator tasks: tenants, tokens, usage, settings, audit log, events, errors",
 		Args:  cobra.NoArgs,
 	}
 	tenant := &cobra.Command{Use: "tenant", Short: "Manage tenants", Args: cobra.NoArgs}
-	tenant.AddCommand(newTenantCreateCmd(d))
+	tenant.AddCommand(newTenantCreateCmd(d), newTenantListCmd(d), newTenantShowCmd(d),
+		newTenantStatusCmd(d, "approve", "Approve a pending tenant (or enable a disabled one)", "enabled"),
+		newTenantStatusCmd(d, "disable", "Disable a tenant: its tokens and channels stop working", "disabled"),
+		newTenantStatusCmd(d, "archive", "Archive a tenant", "archived"),
+		newTenantSetQuotaCmd(d), newTenantSetLimitsCmd(d), newTenantResetDayCmd(d))
 	token := &cobra.Command{Use: "token", Short: "Manage REST API tokens", Args: cobra.NoArgs}
-	token.AddCommand(newTokenCreateCmd(d))
-	admin.AddCommand(tenant, token)
+	token.AddCommand(newTokenCreateCmd(d), newTokenListCmd(d), newTokenRevokeCmd(d))
+	admin.AddCommand(tenant, token, newUsageCmd(d), newAuditCmd(d))
+	admin.AddCommand(newAdminOpsCmds(d)...)
 	return admin
 }
 
@@ -60,7 +65,7 @@ digits, '.', '_' or '-', unique on this instance.`,
 				quotaBytes = &n
 			}
 			return d.withApp(cmd, func(a *app.App) error {
-				t, err := a.CreateTenant(cmd.Context(), args[0], quotaBytes)
+				t, err := a.CreateTenant(cmd.Context(), app.ActorCLI, args[0], quotaBytes)
 				if err != nil {
 					return err
 				}
@@ -75,6 +80,7 @@ digits, '.', '_' or '-', unique on this instance.`,
 
 func newTokenCreateCmd(d *deps) *cobra.Command {
 	var tenant, name string
+	var adminToken bool
 	cmd := &cobra.Command{
 		Use:   "create --tenant NAME",
 		Short: "Create a REST API token for a tenant and print it (shown only once)",
@@ -85,7 +91,7 @@ stored, so it cannot be shown again: keep it somewhere safe.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return d.withApp(cmd, func(a *app.App) error {
-				token, _, err := a.CreateToken(cmd.Context(), tenant, name)
+				token, _, err := a.CreateToken(cmd.Context(), app.ActorCLI, tenant, name, adminToken)
 				if err != nil {
 					return err
 				}
@@ -96,6 +102,7 @@ stored, so it cannot be shown again: keep it somewhere safe.`,
 	}
 	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant the token acts for (required)")
 	cmd.Flags().StringVar(&name, "name", "", "a label to recognise the token by")
+	cmd.Flags().BoolVar(&adminToken, "admin", false, "the token may also call the operator API (/v1/admin/...)")
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }

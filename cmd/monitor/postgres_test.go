@@ -123,7 +123,7 @@ func TestPostgresConcurrentMigrate(t *testing.T) {
 	var n int
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n))
 	require.Equal(t, n, applied, "every file applied exactly once between the two")
-	require.Equal(t, 3, n)
+	require.GreaterOrEqual(t, n, 4)
 }
 
 // TestPostgresMigrateAsOwnerRole migrates as a dedicated owner role, as

@@ -89,7 +89,7 @@ func (p *pipeline) start(t testing.TB) {
 
 func (p *pipeline) tenant(t testing.TB, name string, quota *int64) uuid.UUID {
 	t.Helper()
-	tn, err := p.app.CreateTenant(context.Background(), name, quota)
+	tn, err := p.app.CreateTenant(context.Background(), "test", name, quota)
 	require.NoError(t, err)
 	return tn.ID
 }

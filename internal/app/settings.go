@@ -42,8 +42,8 @@ type Settings struct {
 
 // TenantLimits bound how much one tenant may ask for (0: no limit).
 type TenantLimits struct {
-	// SubmitInterval is the least time between two submits.
-	SubmitInterval time.Duration `json:"submit_interval_seconds"`
+	// IntervalSeconds is the least time between two submits.
+	IntervalSeconds int `json:"submit_interval_seconds"`
 	// Daily is how many captures per operating day.
 	Daily int `json:"daily_limit"`
 	// Concurrent is how many unfinished captures at once.
@@ -101,7 +101,7 @@ func settingKeys() []settingKey {
 			},
 			apply: func(s *Settings, v string) { s.ApprovalMode = v }},
 		{name: "self_service_submit_interval_seconds", typ: "int", def: "10", help: "least seconds between two submits of a self-service tenant (0: none)",
-			validate: intIn(0, 86400), apply: func(s *Settings, v string) { s.SelfService.SubmitInterval = time.Duration(atoi(v)) * time.Second }},
+			validate: intIn(0, 86400), apply: func(s *Settings, v string) { s.SelfService.IntervalSeconds = atoi(v) }},
 		{name: "self_service_daily_limit", typ: "int", def: "50", help: "captures a day of a self-service tenant (0: no limit)",
 			validate: intIn(0, 1000000), apply: func(s *Settings, v string) { s.SelfService.Daily = atoi(v) }},
 		{name: "self_service_concurrent_limit", typ: "int", def: "2", help: "unfinished captures at once of a self-service tenant (0: no limit)",

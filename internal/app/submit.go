@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
@@ -59,7 +60,11 @@ func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, erro
 	if err != nil {
 		return SubmitResult{}, err
 	}
-	res, err := a.submitResolved(ctx, req, resolved)
+	settings, err := a.Settings(ctx)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	res, err := a.submitResolved(ctx, req, resolved, settings.Timezone)
 	if errors.Is(err, store.ErrConflict) && req.IdemKey != "" {
 		// Another request with the same key won the race.
 		return a.submissionByIdemKey(ctx, req)
@@ -87,12 +92,20 @@ func (a *App) submissionByIdemKey(ctx context.Context, req SubmitRequest) (Submi
 	return res, err
 }
 
-func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterapi.Resolved) (SubmitResult, error) {
+func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterapi.Resolved, tz *time.Location) (SubmitResult, error) {
 	t := r.Target
-	var res SubmitResult
+	now := a.now().UTC()
+	var (
+		res    SubmitResult
+		tenant store.Tenant
+	)
 	err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		tenant, err := tx.TenantGetByID(ctx, req.TenantID)
+		var err error
+		tenant, err = tx.TenantGetByID(ctx, req.TenantID)
 		if err != nil {
+			return err
+		}
+		if err := checkLimits(ctx, tx, tenant, tz, now); err != nil {
 			return err
 		}
 		coll, _, err := tx.CollectionGetOrInsert(ctx, store.Collection{
@@ -134,9 +147,16 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if _, err := tx.TenantCollectionSave(ctx, tenant.ID, coll.ID); err != nil {
 			return err
 		}
+		if err := tx.TenantSubmitted(ctx, tenant.ID, now, operatingDay(now, tz)); err != nil {
+			return err
+		}
 		res = SubmitResult{SubmissionID: sub.ID, CaptureID: capture.ID, CollectionID: coll.ID, State: capture.State}
 		return nil
 	})
+	var le *LimitError
+	if errors.As(err, &le) {
+		a.recordDenial(ctx, tenant, le)
+	}
 	return res, err
 }
 

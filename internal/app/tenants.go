@@ -34,7 +34,7 @@ const maxNameLen = 64
 
 // CreateTenant creates a managed tenant, enabled at once, with an optional
 // storage quota (nil: unlimited).
-func (a *App) CreateTenant(ctx context.Context, name string, quotaBytes *int64) (store.Tenant, error) {
+func (a *App) CreateTenant(ctx context.Context, actor, name string, quotaBytes *int64) (store.Tenant, error) {
 	if err := checkName("tenant name", name); err != nil {
 		return store.Tenant{}, err
 	}
@@ -54,7 +54,10 @@ func (a *App) CreateTenant(ctx context.Context, name string, quotaBytes *int64) 
 			Status:     store.TenantEnabled,
 			QuotaBytes: quotaBytes,
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		return audit(ctx, tx, actor, "tenant.create", "tenant:"+name, nil, tenantView(t))
 	})
 	if errors.Is(err, store.ErrConflict) {
 		return store.Tenant{}, errorf(err, "tenant %q already exists; choose another name", name)

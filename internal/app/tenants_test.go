@@ -19,15 +19,15 @@ func TestCreateTenantAndToken(t *testing.T) {
 		ctx := context.Background()
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
 		quota := int64(1 << 30)
-		tenant, err := a.CreateTenant(ctx, "alice", &quota)
+		tenant, err := a.CreateTenant(ctx, "test", "alice", &quota)
 		require.NoError(t, err)
 		require.Equal(t, store.TenantEnabled, tenant.Status)
 
-		_, err = a.CreateTenant(ctx, "alice", nil)
+		_, err = a.CreateTenant(ctx, "test", "alice", nil)
 		require.ErrorIs(t, err, store.ErrConflict)
 		require.ErrorContains(t, err, `tenant "alice" already exists`)
 
-		token, tok, err := a.CreateToken(ctx, "alice", "laptop")
+		token, tok, err := a.CreateToken(ctx, "test", "alice", "laptop", false)
 		require.NoError(t, err)
 		require.True(t, strings.HasPrefix(token, "mon_"))
 		require.Len(t, token, 4+43)
@@ -40,11 +40,11 @@ func TestCreateTenantAndToken(t *testing.T) {
 		require.Equal(t, tok.ID, got.ID)
 		require.False(t, bytes.Contains(got.Digest, []byte(token[4:])))
 
-		token2, _, err := a.CreateToken(ctx, "alice", "")
+		token2, _, err := a.CreateToken(ctx, "test", "alice", "", false)
 		require.NoError(t, err)
 		require.NotEqual(t, token, token2)
 
-		_, _, err = a.CreateToken(ctx, "nobody", "")
+		_, _, err = a.CreateToken(ctx, "test", "nobody", "", false)
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.ErrorContains(t, err, "no tenant named \"nobody\"; create it with `monitor admin tenant create nobody`")
 	})
@@ -55,10 +55,10 @@ func TestTenantNameValidation(t *testing.T) {
 	st := storetest.New(t, "sqlite")
 	a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
 	for _, name := range []string{"", "has space", "semi;colon", strings.Repeat("x", 65), "../etc"} {
-		_, err := a.CreateTenant(context.Background(), name, nil)
+		_, err := a.CreateTenant(context.Background(), "test", name, nil)
 		require.ErrorIs(t, err, app.ErrInvalid, name)
 	}
 	neg := int64(-1)
-	_, err := a.CreateTenant(context.Background(), "ok", &neg)
+	_, err := a.CreateTenant(context.Background(), "test", "ok", &neg)
 	require.ErrorIs(t, err, app.ErrInvalid)
 }

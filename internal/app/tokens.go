@@ -26,7 +26,7 @@ func TokenDigest(token string) []byte {
 
 // CreateToken issues a REST API token for the named tenant and returns the
 // token itself; only its digest is stored, so it cannot be shown again.
-func (a *App) CreateToken(ctx context.Context, tenantName, tokenName string) (string, store.Token, error) {
+func (a *App) CreateToken(ctx context.Context, actor, tenantName, tokenName string, admin bool) (string, store.Token, error) {
 	if tokenName != "" {
 		if err := checkName("token name", tokenName); err != nil {
 			return "", store.Token{}, err
@@ -44,8 +44,12 @@ func (a *App) CreateToken(ctx context.Context, tenantName, tokenName string) (st
 	var t store.Token
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
-		t, err = tx.TokenInsert(ctx, store.Token{TenantID: tenant.ID, Name: tokenName, Digest: TokenDigest(token)})
-		return err
+		t, err = tx.TokenInsert(ctx, store.Token{TenantID: tenant.ID, Name: tokenName, Digest: TokenDigest(token), Admin: admin})
+		if err != nil {
+			return err
+		}
+		return audit(ctx, tx, actor, "token.create", "tenant:"+tenant.Name, nil,
+			TokenView{ID: t.ID, Name: t.Name, Admin: t.Admin, CreatedAt: t.CreatedAt})
 	})
 	if err != nil {
 		return "", store.Token{}, err

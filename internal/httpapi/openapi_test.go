@@ -53,6 +53,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			if sec, ok := op.(map[string]any)["security"].([]any); ok && len(sec) == 0 {
 				a = public
 			}
+			if adm, _ := op.(map[string]any)["x-admin"].(bool); adm {
+				a = admin
+			}
 			if method == "head" { // a GET pattern also serves HEAD
 				require.Contains(t, routed, "GET "+path, "openapi.json documents HEAD %s, but no GET route serves it", path)
 				continue
@@ -110,7 +113,8 @@ func TestOpenAPIProblemTypes(t *testing.T) {
 	}
 	known := []string{ProblemUnauthorized, ProblemInvalidRequest, ProblemNotFound, ProblemMethodNotAllowed,
 		ProblemQuotaExceeded, ProblemIdempotencyKeyReused, ProblemUnsupportedLink, ProblemAdapterUnavailable,
-		ProblemAdapterError, ProblemRangeNotSatisfiable, ProblemNotReady, ProblemInternal}
+		ProblemAdapterError, ProblemRangeNotSatisfiable, ProblemNotReady, ProblemInternal,
+		ProblemForbidden, ProblemLimitExceeded, ProblemTenantNotEnabled}
 	sort.Strings(documented)
 	sort.Strings(known)
 	require.Equal(t, known, documented)

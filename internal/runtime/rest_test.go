@@ -49,9 +49,9 @@ func newRESTCore(t *testing.T) *restCore {
 // tenant creates a tenant with a token, as `monitor admin` does.
 func (rc *restCore) tenant(t *testing.T, name string, quota *int64) string {
 	t.Helper()
-	_, err := rc.core.App().CreateTenant(context.Background(), name, quota)
+	_, err := rc.core.App().CreateTenant(context.Background(), "test", name, quota)
 	require.NoError(t, err)
-	token, _, err := rc.core.App().CreateToken(context.Background(), name, "")
+	token, _, err := rc.core.App().CreateToken(context.Background(), "test", name, "", false)
 	require.NoError(t, err)
 	return token
 }
