@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,11 +33,31 @@ const (
 // pipeline is a running capture pipeline on a real store, blob store, queue
 // and X adapter over gRPC; only FxTwitter and the media hosts are fake.
 type pipeline struct {
-	st   *store.Store
-	blob blob.Store
-	fx   *testkit.FxTwitter
-	app  *app.App
-	q    *queue.Queue
+	st    *store.Store
+	blob  blob.Store
+	fx    *testkit.FxTwitter
+	app   *app.App
+	q     *queue.Queue
+	clock *clock
+}
+
+// clock is the app's clock in tests: real time moved by an offset.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Advance moves the clock forward.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
 }
 
 func testLimits() app.Limits {
@@ -67,12 +88,13 @@ func newPipelineOn(t testing.TB, st *store.Store, bs blob.Store, limits app.Limi
 	require.NoError(t, err)
 	t.Cleanup(reg.Close)
 
-	a := app.New(app.Deps{Store: st, Blob: bs, Adapters: reg, Log: log, Limits: limits})
+	clk := &clock{}
+	a := app.New(app.Deps{Store: st, Blob: bs, Adapters: reg, Log: log, Limits: limits, Now: clk.Now})
 	require.NoError(t, queue.Migrate(ctx, st, log))
 	q, err := queue.New(st, config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, log, a.RegisterWorkers)
 	require.NoError(t, err)
 	a.AttachQueue(q)
-	p := &pipeline{st: st, blob: bs, fx: fx, app: a, q: q}
+	p := &pipeline{st: st, blob: bs, fx: fx, app: a, q: q, clock: clk}
 	p.start(t)
 	return p
 }

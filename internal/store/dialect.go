@@ -36,6 +36,18 @@ type dialect interface {
 	// lockKeyQuery takes a transaction-scoped lock on the text $1 ("" when
 	// transactions are serialized anyway).
 	lockKeyQuery() string
+	// purgeCandidatesQuery lists collections to purge: cutoff $1, limit $2;
+	// columns id, data_scope.
+	purgeCandidatesQuery() string
+	// gcObjectsQuery lists objects to collect: pending cutoff $1, limit $2;
+	// columns id, tenant_id, key, state.
+	gcObjectsQuery() string
+	// markGarbageQuery marks object $1 garbage when no blob holds it, across
+	// tenants.
+	markGarbageQuery() string
+	// lockCollectionQuery locks collection $1 until the transaction ends
+	// ("" when transactions are serialized anyway).
+	lockCollectionQuery() string
 	// lockCaptureQuery locks capture $1 until the transaction ends ("" when
 	// transactions are serialized anyway).
 	lockCaptureQuery() string

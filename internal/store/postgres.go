@@ -50,6 +50,22 @@ func (postgresDialect) tableExistsQuery() string {
 	return `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1`
 }
 
+func (postgresDialect) purgeCandidatesQuery() string {
+	return `SELECT collection_id, data_scope FROM monitor_purge_candidates($1, $2)`
+}
+
+func (postgresDialect) gcObjectsQuery() string {
+	return `SELECT id, tenant_id, key, state FROM monitor_gc_objects($1, $2)`
+}
+
+func (postgresDialect) markGarbageQuery() string {
+	return `SELECT monitor_object_mark_garbage($1)`
+}
+
+func (postgresDialect) lockCollectionQuery() string {
+	return `SELECT 1 FROM collections WHERE id = $1 FOR UPDATE`
+}
+
 func (postgresDialect) lockKeyQuery() string {
 	return `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
 }

@@ -50,6 +50,15 @@ func (sqliteDialect) tableExistsQuery() string {
 
 func (sqliteDialect) tenantSQL() string { return "" }
 
+func (sqliteDialect) purgeCandidatesQuery() string { return purgeCandidatesSQL }
+func (sqliteDialect) gcObjectsQuery() string       { return gcObjectsSQL }
+func (sqliteDialect) lockCollectionQuery() string  { return "" }
+
+func (sqliteDialect) markGarbageQuery() string {
+	return `UPDATE objects SET state = 'garbage', updated_at = strftime('%Y-%m-%d %H:%M:%f+00:00', 'now')
+		WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM blobs WHERE object_id = $1)`
+}
+
 // lockKeyQuery is empty: SQLite's write transactions run one at a time.
 func (sqliteDialect) lockKeyQuery() string { return "" }
 

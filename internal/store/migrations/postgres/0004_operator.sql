@@ -93,3 +93,16 @@ BEGIN ATOMIC
      LIMIT p_limit;
 END;
 REVOKE EXECUTE ON FUNCTION monitor_gc_objects(timestamptz, integer) FROM PUBLIC;
+
+-- Retention hands the object of a blob nobody shows any more to the
+-- garbage collector, whichever tenant uploaded it. Only an object no blob
+-- holds can be marked.
+CREATE FUNCTION monitor_object_mark_garbage(p_object uuid)
+    RETURNS void
+    LANGUAGE sql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, public
+BEGIN ATOMIC
+    UPDATE objects SET state = 'garbage', updated_at = now()
+     WHERE id = p_object AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.object_id = p_object);
+END;
+REVOKE EXECUTE ON FUNCTION monitor_object_mark_garbage(uuid) FROM PUBLIC;
