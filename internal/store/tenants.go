@@ -124,11 +124,16 @@ func (tx *Tx) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error) {
 
 // TenantUpdate writes a tenant's status, quota and limits.
 func (tx *Tx) TenantUpdate(ctx context.Context, t Tenant) error {
+	at := now()
+	var archivedAt *time.Time
+	if t.Status == TenantArchived {
+		archivedAt = &at
+	}
 	res, err := tx.tx.ExecContext(ctx,
 		`UPDATE tenants SET status = $2, quota_bytes = $3, submit_interval_seconds = $4, daily_limit = $5,
-			concurrent_limit = $6, archived_at = CASE WHEN $2 = 'archived' THEN $7 ELSE NULL END, updated_at = $7
+			concurrent_limit = $6, archived_at = $7, updated_at = $8
 		 WHERE id = $1`,
-		t.ID, t.Status, t.QuotaBytes, t.SubmitIntervalSeconds, t.DailyLimit, t.ConcurrentLimit, now())
+		t.ID, t.Status, t.QuotaBytes, t.SubmitIntervalSeconds, t.DailyLimit, t.ConcurrentLimit, archivedAt, at)
 	if err != nil {
 		return wrap(tx.d, "update tenant", err)
 	}
