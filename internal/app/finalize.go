@@ -149,7 +149,13 @@ func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
 // finishCapture ends a capture: its state and revision, its reservations
 // returned to the tenant, its channel submissions marked deliverable.
 func (a *App) finishCapture(ctx context.Context, tx *store.Tx, c store.Capture, state string, revID *uuid.UUID, errText string) error {
-	if err := tx.CaptureFinish(ctx, c.ID, state, revID, errText); err != nil {
+	return a.finishCaptureCode(ctx, tx, c, state, revID, errText, "")
+}
+
+// finishCaptureCode is finishCapture with a machine-readable error code,
+// such as CodeInterrupted.
+func (a *App) finishCaptureCode(ctx context.Context, tx *store.Tx, c store.Capture, state string, revID *uuid.UUID, errText, code string) error {
+	if err := tx.CaptureFinish(ctx, c.ID, state, revID, errText, code); err != nil {
 		return err
 	}
 	if err := tx.CaptureReleaseReservations(ctx, c.ID, c.TenantID); err != nil {

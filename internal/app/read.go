@@ -30,7 +30,7 @@ func (a *App) Capture(ctx context.Context, tenantID, captureID uuid.UUID) (Captu
 	if err != nil {
 		return CaptureView{}, err
 	}
-	return CaptureView{ID: c.ID, State: c.State, Error: c.Error, RevisionID: c.RevisionID, CollectionID: c.CollectionID,
+	return CaptureView{ID: c.ID, State: c.State, Error: c.Error, ErrorCode: c.ErrorCode, RevisionID: c.RevisionID, CollectionID: c.CollectionID,
 		CreatedAt: c.CreatedAt, FinishedAt: c.FinishedAt}, nil
 }
 

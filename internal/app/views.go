@@ -43,6 +43,7 @@ type CaptureView struct {
 	ID           uuid.UUID  `json:"id"`
 	State        string     `json:"state"`
 	Error        string     `json:"error,omitempty"`
+	ErrorCode    string     `json:"error_code,omitempty"`
 	RevisionID   *uuid.UUID `json:"revision_id,omitempty"`
 	CollectionID uuid.UUID  `json:"collection_id"`
 	CreatedAt    time.Time  `json:"created_at"`

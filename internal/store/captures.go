@@ -23,6 +23,7 @@ type Capture struct {
 	// Staged is the fetched content awaiting finalize (nil: not fetched).
 	Staged      []byte
 	Error       string
+	ErrorCode   string
 	Attempts    int
 	RevisionID  *uuid.UUID
 	StartedAt   *time.Time
@@ -42,7 +43,8 @@ const (
 )
 
 const captureColumns = `id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
-	connection_id, state, staged_json, error, attempts, revision_id, started_at, finished_at, created_at, updated_at, adapter_version`
+	connection_id, state, staged_json, error, attempts, revision_id, started_at, finished_at, created_at, updated_at, adapter_version,
+	error_code`
 
 func scanCapture(row interface{ Scan(...any) error }) (Capture, error) {
 	var c Capture
@@ -50,7 +52,8 @@ func scanCapture(row interface{ Scan(...any) error }) (Capture, error) {
 	var staged sql.NullString
 	var started, finished sql.NullTime
 	err := row.Scan(&c.ID, &c.CollectionID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.AdapterID,
-		&c.Provider, &conn, &c.State, &staged, &c.Error, &c.Attempts, &rev, &started, &finished, &c.CreatedAt, &c.UpdatedAt, &c.AdapterVers)
+		&c.Provider, &conn, &c.State, &staged, &c.Error, &c.Attempts, &rev, &started, &finished, &c.CreatedAt, &c.UpdatedAt, &c.AdapterVers,
+		&c.ErrorCode)
 	if conn.Valid {
 		c.ConnectionID = &conn.UUID
 	}
@@ -188,12 +191,12 @@ func (tx *Tx) CaptureStage(ctx context.Context, id uuid.UUID, staged []byte, ada
 }
 
 // CaptureFinish ends a capture in a terminal state with its revision (nil
-// when it failed) and error text.
-func (tx *Tx) CaptureFinish(ctx context.Context, id uuid.UUID, state string, revisionID *uuid.UUID, errText string) error {
+// when it failed), error text and machine-readable error code.
+func (tx *Tx) CaptureFinish(ctx context.Context, id uuid.UUID, state string, revisionID *uuid.UUID, errText, errCode string) error {
 	at := now()
 	_, err := tx.tx.ExecContext(ctx,
-		`UPDATE captures SET state = $2, revision_id = $3, error = $4, finished_at = $5, slot_until = NULL, updated_at = $5
-		 WHERE id = $1`, id, state, nullUUID(revisionID), errText, at)
+		`UPDATE captures SET state = $2, revision_id = $3, error = $4, error_code = $5, finished_at = $6, slot_until = NULL, updated_at = $6
+		 WHERE id = $1`, id, state, nullUUID(revisionID), errText, errCode, at)
 	return wrap(tx.d, "finish capture", err)
 }
 

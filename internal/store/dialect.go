@@ -42,6 +42,9 @@ type dialect interface {
 	// gcObjectsQuery lists objects to collect: pending cutoff $1, limit $2;
 	// columns id, tenant_id, key, state.
 	gcObjectsQuery() string
+	// staleCapturesQuery lists captures in flight without progress since
+	// $1, limit $2; columns id, tenant_id.
+	staleCapturesQuery() string
 	// markGarbageQuery marks object $1 garbage when no blob holds it, across
 	// tenants.
 	markGarbageQuery() string

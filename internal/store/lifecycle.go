@@ -178,3 +178,45 @@ func (tx *Tx) markGarbage(ctx context.Context, id uuid.UUID) error {
 	_, err := tx.tx.ExecContext(ctx, tx.d.markGarbageQuery(), id)
 	return wrap(tx.d, "mark object garbage", err)
 }
+
+// StaleCapture is a capture in flight that nothing has worked on lately.
+type StaleCapture struct {
+	ID       uuid.UUID
+	TenantID uuid.UUID
+}
+
+// staleCapturesSQL is the SQLite form of monitor_stale_captures.
+const staleCapturesSQL = `SELECT c.id, c.tenant_id FROM captures c
+	WHERE c.state IN ('queued', 'downloading') AND c.updated_at < $1
+	  AND NOT EXISTS (SELECT 1 FROM assets a WHERE a.capture_id = c.id AND a.updated_at >= $1)
+	ORDER BY c.updated_at LIMIT $2`
+
+// StaleCaptures lists captures in flight with no progress since cutoff,
+// across tenants.
+func (s *Store) StaleCaptures(ctx context.Context, cutoff time.Time, limit int) ([]StaleCapture, error) {
+	var out []StaleCapture
+	err := s.view(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx, s.d.staleCapturesQuery(), cutoff.UTC(), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c StaleCapture
+			if err := rows.Scan(&c.ID, &c.TenantID); err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "list stale captures", err)
+}
+
+// AssetsInterrupt ends a capture's unfinished assets as failed with reason.
+func (tx *Tx) AssetsInterrupt(ctx context.Context, captureID uuid.UUID, reason string) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE assets SET state = 'failed', error = $2, updated_at = $3 WHERE capture_id = $1 AND state IN ('pending', 'downloading')`,
+		captureID, reason, now())
+	return wrap(tx.d, "interrupt assets", err)
+}

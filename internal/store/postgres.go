@@ -58,6 +58,10 @@ func (postgresDialect) gcObjectsQuery() string {
 	return `SELECT id, tenant_id, key, state FROM monitor_gc_objects($1, $2)`
 }
 
+func (postgresDialect) staleCapturesQuery() string {
+	return `SELECT id, tenant_id FROM monitor_stale_captures($1, $2)`
+}
+
 func (postgresDialect) markGarbageQuery() string {
 	return `SELECT monitor_object_mark_garbage($1)`
 }

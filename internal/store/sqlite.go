@@ -53,6 +53,7 @@ func (sqliteDialect) tenantSQL() string { return "" }
 func (sqliteDialect) purgeCandidatesQuery() string { return purgeCandidatesSQL }
 func (sqliteDialect) gcObjectsQuery() string       { return gcObjectsSQL }
 func (sqliteDialect) lockCollectionQuery() string  { return "" }
+func (sqliteDialect) staleCapturesQuery() string   { return staleCapturesSQL }
 
 func (sqliteDialect) markGarbageQuery() string {
 	return `UPDATE objects SET state = 'garbage', updated_at = strftime('%Y-%m-%d %H:%M:%f+00:00', 'now')

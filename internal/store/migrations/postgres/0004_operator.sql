@@ -106,3 +106,20 @@ BEGIN ATOMIC
      WHERE id = p_object AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.object_id = p_object);
 END;
 REVOKE EXECUTE ON FUNCTION monitor_object_mark_garbage(uuid) FROM PUBLIC;
+
+-- Interrupted work: captures still in flight with no progress on them or
+-- their assets since p_cutoff, in every data scope. Ending them runs as the
+-- capture's tenant.
+CREATE FUNCTION monitor_stale_captures(p_cutoff timestamptz, p_limit integer)
+    RETURNS TABLE (id uuid, tenant_id uuid)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, public
+BEGIN ATOMIC
+    SELECT c.id, c.tenant_id
+      FROM captures c
+     WHERE c.state IN ('queued', 'downloading') AND c.updated_at < p_cutoff
+       AND NOT EXISTS (SELECT 1 FROM assets a WHERE a.capture_id = c.id AND a.updated_at >= p_cutoff)
+     ORDER BY c.updated_at
+     LIMIT p_limit;
+END;
+REVOKE EXECUTE ON FUNCTION monitor_stale_captures(timestamptz, integer) FROM PUBLIC;
