@@ -53,6 +53,9 @@ type Deps struct {
 	// Now is the clock of limits, retention and garbage collection; nil
 	// means time.Now. Tests set it to move time.
 	Now func() time.Time
+	// MasterKey (MONITOR_MASTER_KEY) encrypts secret settings; "" means
+	// they cannot be stored or read.
+	MasterKey string
 }
 
 // App is the business layer of one core process.
@@ -65,12 +68,15 @@ type App struct {
 	http     *http.Client
 	queue    *queue.Queue
 	now      func() time.Time
+	// masterKey is MONITOR_MASTER_KEY (secrets.go).
+	masterKey string
 }
 
 // New returns the business layer. Pipeline work needs a queue: register the
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
-	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: d.HTTPClient, now: d.Now}
+	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: d.HTTPClient, now: d.Now,
+		masterKey: d.MasterKey}
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -95,6 +101,7 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &captureWorker{app: a})
 	river.AddWorker(w, &downloadWorker{app: a})
 	river.AddWorker(w, &finalizeWorker{app: a})
+	river.AddWorker(w, &purgeErrorLogsWorker{app: a})
 }
 
 // AttachQueue gives the business layer the queue its transactions insert

@@ -155,6 +155,9 @@ func (a *App) captureFailed(ctx context.Context, c store.Capture, ferr error) er
 		msg = fmt.Sprintf("%s (gave up after %d attempts)", msg, attempts)
 	}
 	a.log.InfoContext(ctx, "capture failed", slog.String("capture", c.ID.String()), slog.String("err", msg))
+	a.LogError(ctx, ErrorRecord{Source: SourceCapture, Code: adapterCode(ferr), Stage: "fetch", Message: "capture failed", Detail: msg,
+		Context:   map[string]string{"adapter": c.AdapterID, "provider": c.Provider, "collection_id": c.CollectionID.String()},
+		CaptureID: c.ID, TenantID: c.TenantID})
 	return a.store.InTx(bg, func(tx *store.Tx) error {
 		if err := tx.CaptureSetAttempts(bg, c.ID, attempts, msg); err != nil {
 			return err

@@ -126,6 +126,8 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 		msg = fmt.Sprintf("%s (gave up after %d attempts)", msg, attempts)
 	}
 	a.log.InfoContext(ctx, "download failed", slog.String("asset", as.ID.String()), slog.String("err", msg))
+	a.LogError(ctx, ErrorRecord{Source: SourceDownload, Stage: "download", Message: "media download failed", Detail: msg,
+		Context: map[string]string{"asset_id": as.ID.String(), "kind": as.Kind}, CaptureID: as.CaptureID, TenantID: as.TenantID})
 	return a.store.InTx(bg, func(tx *store.Tx) error {
 		if err := tx.AssetSetState(bg, as.ID, store.AssetFailed, msg, true); err != nil {
 			return err

@@ -146,6 +146,9 @@ func settingKeys() []settingKey {
 			validate: optionalInt(1, 1000), apply: func(s *Settings, v string) { s.DownloadWorkers = atoi(v) }},
 		{name: "control_workers", typ: "int", def: "", restart: true, help: "workers of the control queue, overriding MONITOR_CONTROL_WORKERS",
 			validate: optionalInt(1, 1000), apply: func(s *Settings, v string) { s.ControlWorkers = atoi(v) }},
+		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
+			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
+			apply: func(*Settings, string) {}}, // read with SecretSetting
 	}
 }
 
@@ -236,16 +239,22 @@ func (a *App) SettingsList(ctx context.Context) ([]SettingView, error) {
 func (a *App) SetSetting(ctx context.Context, actor, key, value string) (SettingView, error) {
 	k, ok := settingKeyByName(key)
 	if !ok {
-		names := make([]string, 0)
-		for _, k := range settingKeys() {
-			names = append(names, k.name)
-		}
-		return SettingView{}, errorf(ErrInvalid, "no setting named %q; settings: %s", key, strings.Join(names, ", "))
+		return SettingView{}, unknownSetting(key)
 	}
 	reset := value == "default"
+	stored := value
 	if !reset {
 		if err := k.validate(value); err != nil {
+			if k.secret { // never echo a secret, not even a wrong one
+				return SettingView{}, errorf(ErrInvalid, "setting %s: %v", key, err)
+			}
 			return SettingView{}, errorf(ErrInvalid, "setting %s=%q: %v", key, value, err)
+		}
+		if k.secret {
+			var err error
+			if stored, err = a.sealSetting(key, value); err != nil {
+				return SettingView{}, err
+			}
 		}
 	}
 	show := func(v string) string {
@@ -266,7 +275,7 @@ func (a *App) SetSetting(ctx context.Context, actor, key, value string) (Setting
 				return err
 			}
 			value = k.def
-		} else if err := tx.SettingPut(ctx, store.Setting{Key: key, Value: value, Type: k.typ, Secret: k.secret}); err != nil {
+		} else if err := tx.SettingPut(ctx, store.Setting{Key: key, Value: stored, Type: k.typ, Secret: k.secret}); err != nil {
 			return err
 		}
 		return audit(ctx, tx, actor, "config.set", key, map[string]string{"value": show(before)}, map[string]string{"value": show(value)})
@@ -275,4 +284,49 @@ func (a *App) SetSetting(ctx context.Context, actor, key, value string) (Setting
 		return SettingView{}, err
 	}
 	return SettingView{Key: key, Value: show(value), Default: k.def, Type: k.typ, Set: !reset, Secret: k.secret, Restart: k.restart, Help: k.help}, nil
+}
+
+// Setting shows one setting as SettingsList does: a secret's value is
+// never shown, only "<redacted>" when it is set.
+func (a *App) Setting(ctx context.Context, key string) (SettingView, error) {
+	if _, ok := settingKeyByName(key); !ok {
+		return SettingView{}, unknownSetting(key)
+	}
+	all, err := a.SettingsList(ctx)
+	if err != nil {
+		return SettingView{}, err
+	}
+	for _, v := range all {
+		if v.Key == key {
+			return v, nil
+		}
+	}
+	return SettingView{}, unknownSetting(key)
+}
+
+// unknownSetting refuses a key the registry does not have, naming those it
+// has.
+func unknownSetting(key string) error {
+	names := make([]string, 0)
+	for _, k := range settingKeys() {
+		names = append(names, k.name)
+	}
+	sort.Strings(names)
+	return errorf(ErrInvalid, "no setting named %q; settings: %s", key, strings.Join(names, ", "))
+}
+
+// telegramToken checks the shape of a Bot API token, "<bot id>:<secret>".
+func telegramToken(v string) error {
+	id, secret, ok := strings.Cut(v, ":")
+	valid := ok && id != "" && len(secret) >= 30
+	for _, r := range id {
+		valid = valid && r >= '0' && r <= '9'
+	}
+	for _, r := range secret {
+		valid = valid && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}
+	if !valid {
+		return fmt.Errorf("must be a Bot API token as @BotFather gives it, such as 123456789:AAE…")
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -56,6 +57,34 @@ func (FinalizeArgs) Kind() string { return "finalize" }
 // InsertOpts puts finalizing on the control queue, one job per capture.
 func (FinalizeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// PurgeErrorLogsArgs asks the control worker to delete error log rows older
+// than the error_log_retention_days setting.
+type PurgeErrorLogsArgs struct{}
+
+// Kind is the job kind stored in River.
+func (PurgeErrorLogsArgs) Kind() string { return "purge_error_logs" }
+
+// InsertOpts puts the purge on the control queue.
+func (PurgeErrorLogsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
+// Schedule lists the jobs River inserts on a schedule, for Queue.AddPeriodic.
+// Only the elected leader among the processes inserts them, so each runs
+// once per period however many replicas serve. Their workers must be
+// registered wherever the schedule is added. Each entry has a unique ID.
+func Schedule() []*river.PeriodicJob {
+	every := func(interval time.Duration, id string, args river.JobArgs) *river.PeriodicJob {
+		return river.NewPeriodicJob(river.PeriodicInterval(interval),
+			func() (river.JobArgs, *river.InsertOpts) { return args, nil },
+			&river.PeriodicJobOpts{ID: id, RunOnStart: true})
+	}
+	return []*river.PeriodicJob{
+		// Hourly, and once at start (seed 003: error_logs retention).
+		every(time.Hour, PurgeErrorLogsArgs{}.Kind(), PurgeErrorLogsArgs{}),
+	}
 }
 
 // NoopArgs is a job that does nothing. It proves the queue end to end

@@ -80,6 +80,16 @@ func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Regist
 	return &Queue{client: client, log: log}, nil
 }
 
+// AddPeriodic adds jobs River inserts on a schedule (see Schedule), before
+// Start. Only the elected leader inserts them; every process should add the
+// same set so that whichever leads runs them. A duplicate ID is an error.
+func (q *Queue) AddPeriodic(jobs ...*river.PeriodicJob) error {
+	if _, err := q.client.PeriodicJobs().AddManySafely(jobs); err != nil {
+		return fmt.Errorf("queue: add periodic jobs: %w", err)
+	}
+	return nil
+}
+
 // Start begins working jobs until Stop.
 func (q *Queue) Start(ctx context.Context) error {
 	if err := q.client.Start(ctx); err != nil {

@@ -291,8 +291,11 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Eng
 	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
-	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits})
+	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, MasterKey: cfg.MasterKey})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
+		return fail(err)
+	}
+	if err := e.queue.AddPeriodic(queue.Schedule()...); err != nil {
 		return fail(err)
 	}
 	e.app.AttachQueue(e.queue)
@@ -339,6 +342,8 @@ type Core struct {
 	instance string
 	listener net.Listener
 	server   *http.Server
+	// conditions turns readiness, adapters and the queue into events.
+	conditions *conditions
 }
 
 // Open assembles a core: the engine and the HTTP listener, bound now so
@@ -348,7 +353,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 	if err != nil {
 		return nil, err
 	}
-	c := &Core{Engine: e, instance: instanceID()}
+	c := &Core{Engine: e, instance: instanceID(), conditions: newConditions(e.app, log)}
 	var lc net.ListenConfig
 	if c.listener, err = lc.Listen(ctx, "tcp", cfg.HTTPAddr); err != nil {
 		_ = e.Close()
@@ -382,6 +387,8 @@ func (c *Core) Run(ctx context.Context) error {
 	healthCtx, stopHealth := context.WithCancel(ctx)
 	healthDone := make(chan struct{})
 	go func() { defer close(healthDone); c.adapters.WatchHealth(healthCtx, adapterHealthInterval) }()
+	watchDone := make(chan struct{})
+	go func() { defer close(watchDone); c.watchConditions(healthCtx) }()
 	c.log.InfoContext(ctx, "monitor is serving",
 		slog.String("http", "http://"+c.Addr()),
 		slog.String("database", c.store.Driver()),
@@ -403,6 +410,7 @@ func (c *Core) Run(ctx context.Context) error {
 	}
 	stopHealth()
 	<-healthDone
+	<-watchDone
 	if err := c.Stop(stopCtx); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
@@ -411,16 +419,21 @@ func (c *Core) Run(ctx context.Context) error {
 }
 
 // ready is the readiness check: a committed database write read back, and a
-// blob written and deleted.
+// blob written and deleted. Failures open the events readiness.database and
+// readiness.blob; passing resolves them.
 func (c *Core) ready(ctx context.Context) error {
-	if err := c.store.CheckReady(ctx, c.instance); err != nil {
+	err := c.store.CheckReady(ctx, c.instance)
+	c.conditions.observe(ctx, app.EventReadinessDatabase, app.SeverityError, err != nil, fmt.Sprintf("the database failed the readiness check: %v", err))
+	if err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	key := "_health/" + c.instance
-	if _, err := c.blob.Put(ctx, key, strings.NewReader(c.instance)); err != nil {
-		return fmt.Errorf("blob store: %w", err)
+	_, err = c.blob.Put(ctx, key, strings.NewReader(c.instance))
+	if err == nil {
+		err = c.blob.Delete(ctx, key)
 	}
-	if err := c.blob.Delete(ctx, key); err != nil {
+	c.conditions.observe(ctx, app.EventReadinessBlob, app.SeverityError, err != nil, fmt.Sprintf("the blob store failed the readiness check: %v", err))
+	if err != nil {
 		return fmt.Errorf("blob store: %w", err)
 	}
 	return nil
