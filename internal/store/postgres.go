@@ -237,7 +237,7 @@ func (s *Store) EnsureAppRole(ctx context.Context, password string) error {
 		if err := s.write.QueryRowContext(ctx, q, args...).Scan(&ddl); err != nil {
 			return wrap(s.d, "prepare role statement", err)
 		}
-		if _, err := s.write.ExecContext(ctx, ddl); err != nil {
+		if err := execRetryingCatalogRace(ctx, s.write, ddl); err != nil {
 			if i == 0 {
 				return wrap(s.d, verb+" role "+AppRole, err) // never echo the statement: it holds the password
 			}
@@ -305,4 +305,27 @@ func (s *Store) CheckUnprivileged(ctx context.Context) error {
 		return fmt.Errorf("store: role %q owns %d tables or other objects of the schema; %s", user, owned, fix)
 	}
 	return nil
+}
+
+// execRetryingCatalogRace runs a role or grant statement, retrying when
+// another session changed the same catalog row at the same moment (roles
+// are shared by every database of the cluster, so migrations of two
+// databases can meet there).
+func execRetryingCatalogRace(ctx context.Context, db *sql.DB, stmt string) error {
+	var err error
+	for attempt := range 5 {
+		if _, err = db.ExecContext(ctx, stmt); err == nil {
+			return nil
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || !(pe.Code == "XX000" && strings.Contains(pe.Message, "concurrently") || pe.Code == "40001" || pe.Code == "40P01") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		}
+	}
+	return err
 }
