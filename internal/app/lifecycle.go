@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
 
 	"github.com/monitorhq/monitor/internal/store"
 )
@@ -92,4 +95,18 @@ func (a *App) CollectGarbage(ctx context.Context) (int, error) {
 		a.log.InfoContext(ctx, "collected garbage objects", slog.Int("objects", deleted))
 	}
 	return deleted, nil
+}
+
+// lifecycleWorker runs one of the periodic maintenance passes.
+type lifecycleWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	run func(ctx context.Context) (int, error)
+}
+
+// Timeout bounds one pass; the next takes what is left.
+func (w *lifecycleWorker[T]) Timeout(*river.Job[T]) time.Duration { return 10 * time.Minute }
+
+func (w *lifecycleWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
+	_, err := w.run(ctx)
+	return err
 }

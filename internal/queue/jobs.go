@@ -71,6 +71,42 @@ func (PurgeErrorLogsArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
 }
 
+// PurgeCollectionsArgs asks the control worker to purge the content of
+// collections nobody has saved for collection_retention_days.
+type PurgeCollectionsArgs struct{}
+
+// Kind is the job kind stored in River.
+func (PurgeCollectionsArgs) Kind() string { return "purge_collections" }
+
+// InsertOpts puts the purge on the control queue.
+func (PurgeCollectionsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
+// CollectGarbageArgs asks the control worker to delete garbage objects and
+// pending ones past object_gc_grace_hours from the blob store.
+type CollectGarbageArgs struct{}
+
+// Kind is the job kind stored in River.
+func (CollectGarbageArgs) Kind() string { return "collect_garbage" }
+
+// InsertOpts puts object GC on the control queue.
+func (CollectGarbageArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
+// InterruptStaleArgs asks the control worker to end captures that stopped
+// making progress as failed with code INTERRUPTED.
+type InterruptStaleArgs struct{}
+
+// Kind is the job kind stored in River.
+func (InterruptStaleArgs) Kind() string { return "interrupt_stale" }
+
+// InsertOpts puts the check on the control queue.
+func (InterruptStaleArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
 // Schedule lists the jobs River inserts on a schedule, for Queue.AddPeriodic.
 // Only the elected leader among the processes inserts them, so each runs
 // once per period however many replicas serve. Their workers must be
@@ -84,6 +120,11 @@ func Schedule() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		// Hourly, and once at start (seed 003: error_logs retention).
 		every(time.Hour, PurgeErrorLogsArgs{}.Kind(), PurgeErrorLogsArgs{}),
+		// Retention and object GC (seed 000), hourly.
+		every(time.Hour, PurgeCollectionsArgs{}.Kind(), PurgeCollectionsArgs{}),
+		every(time.Hour, CollectGarbageArgs{}.Kind(), CollectGarbageArgs{}),
+		// Work lost in a crash ends INTERRUPTED instead of staying in flight.
+		every(15*time.Minute, InterruptStaleArgs{}.Kind(), InterruptStaleArgs{}),
 	}
 }
 
