@@ -187,3 +187,33 @@ func TestEveryAdminActionIsAudited(t *testing.T) {
 		require.NotContains(t, string(got["token.create"].After), "mon_", "no token secret in the audit log")
 	})
 }
+
+func TestSelfServiceTenantsGetTheDefaults(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
+		ctx := context.Background()
+		tn, err := a.CreateSelfServiceTenant(ctx, "tg-1001")
+		require.NoError(t, err)
+		require.Equal(t, store.TenantEnabled, tn.Status, "approval_mode open")
+		require.Equal(t, store.TenantPersonal, tn.Kind)
+		require.Equal(t, 10, tn.SubmitIntervalSeconds, "seed 003: 10 s")
+		require.Equal(t, 50, tn.DailyLimit, "50 a day")
+		require.Equal(t, 2, tn.ConcurrentLimit, "2 at once")
+		require.Nil(t, tn.QuotaBytes)
+
+		_, err = a.SetSetting(ctx, "ops", "approval_mode", "approval")
+		require.NoError(t, err)
+		_, err = a.SetSetting(ctx, "ops", "default_quota_bytes", "1048576")
+		require.NoError(t, err)
+		tn, err = a.CreateSelfServiceTenant(ctx, "tg-1002")
+		require.NoError(t, err)
+		require.Equal(t, store.TenantPending, tn.Status, "approval_mode approval")
+		require.Equal(t, int64(1<<20), *tn.QuotaBytes)
+
+		managed, err := a.CreateTenant(ctx, "ops", "team", nil)
+		require.NoError(t, err)
+		require.Zero(t, managed.DailyLimit, "tenants an admin creates start without limits")
+		require.Equal(t, store.TenantEnabled, managed.Status)
+	})
+}

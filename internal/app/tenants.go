@@ -92,3 +92,38 @@ func checkName(what, name string) error {
 func (a *App) TenantByName(ctx context.Context, name string) (store.Tenant, error) {
 	return a.tenantByName(ctx, name)
 }
+
+// CreateSelfServiceTenant creates the personal tenant of someone who signs
+// up through a channel: enabled or pending by the approval mode, with the
+// self-service limits and default quota of the runtime settings.
+func (a *App) CreateSelfServiceTenant(ctx context.Context, name string) (store.Tenant, error) {
+	if err := checkName("tenant name", name); err != nil {
+		return store.Tenant{}, err
+	}
+	s, err := a.Settings(ctx)
+	if err != nil {
+		return store.Tenant{}, err
+	}
+	status := store.TenantEnabled
+	if s.ApprovalMode == "approval" {
+		status = store.TenantPending
+	}
+	id := uuid.Must(uuid.NewV7())
+	ctx = store.WithTenant(ctx, id)
+	var t store.Tenant
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		t, err = tx.TenantInsert(ctx, store.Tenant{
+			ID: id, Name: name, Kind: store.TenantPersonal, Status: status, QuotaBytes: s.DefaultQuotaBytes,
+			SubmitIntervalSeconds: s.SelfService.IntervalSeconds, DailyLimit: s.SelfService.Daily, ConcurrentLimit: s.SelfService.Concurrent,
+		})
+		if err != nil {
+			return err
+		}
+		return audit(ctx, tx, ActorSystem, "tenant.signup", "tenant:"+name, nil, tenantView(t))
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return store.Tenant{}, errorf(err, "tenant %q already exists", name)
+	}
+	return t, err
+}

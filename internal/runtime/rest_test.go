@@ -296,3 +296,49 @@ func TestRESTMediaRangesAndCaching(t *testing.T) {
 	other := rc.tenant(t, "bob", nil)
 	require.Equal(t, http.StatusNotFound, rc.do(t, other, "GET", url, nil).status, "media only for tenants who saved it")
 }
+
+func TestRESTAdminAndLimits(t *testing.T) {
+	rc := newRESTCore(t)
+	ctx := context.Background()
+	user := rc.tenant(t, "alice", nil)
+	_, err := rc.core.App().CreateTenant(ctx, "test", "ops", nil)
+	require.NoError(t, err)
+	adminToken, _, err := rc.core.App().CreateToken(ctx, "test", "ops", "console", true)
+	require.NoError(t, err)
+
+	forbidden := rc.do(t, user, "GET", "/v1/admin/tenants", nil)
+	require.Equal(t, http.StatusForbidden, forbidden.status)
+	require.Equal(t, "urn:monitor:problem:forbidden", forbidden.json(t)["type"])
+
+	list := rc.do(t, adminToken, "GET", "/v1/admin/tenants", nil)
+	require.Equal(t, http.StatusOK, list.status, string(list.body))
+	require.Len(t, list.json(t)["items"].([]any), 2)
+
+	patched := rc.do(t, adminToken, "PATCH", "/v1/admin/tenants/alice", map[string]any{
+		"limits": map[string]int{"submit_interval_seconds": 60, "daily_limit": 50, "concurrent_limit": 2}})
+	require.Equal(t, http.StatusOK, patched.status, string(patched.body))
+
+	first := rc.do(t, user, "POST", "/v1/captures", map[string]string{"url": "https://x.com/archivist_demo/status/2078399740166950912"})
+	require.Equal(t, http.StatusAccepted, first.status, string(first.body))
+	second := rc.do(t, user, "POST", "/v1/captures", map[string]string{"url": "https://x.com/archivist_demo/status/2079251421658238976"})
+	require.Equal(t, http.StatusTooManyRequests, second.status, string(second.body))
+	p := second.json(t)
+	require.Equal(t, "urn:monitor:problem:limit-exceeded", p["type"])
+	require.Equal(t, "interval", p["limit"])
+	require.Equal(t, float64(60), p["max"])
+	require.NotEmpty(t, p["reset_at"])
+	require.NotEmpty(t, second.header.Get("Retry-After"))
+
+	disabled := rc.do(t, adminToken, "PATCH", "/v1/admin/tenants/alice", map[string]any{"status": "disabled"})
+	require.Equal(t, http.StatusOK, disabled.status)
+	require.Equal(t, http.StatusUnauthorized, rc.do(t, user, "GET", "/v1/usage", nil).status, "a disabled tenant's tokens stop working")
+
+	audit := rc.do(t, adminToken, "GET", "/v1/admin/audit?limit=10", nil)
+	require.Equal(t, http.StatusOK, audit.status)
+	var actions []string
+	for _, e := range audit.json(t)["items"].([]any) {
+		actions = append(actions, e.(map[string]any)["action"].(string))
+	}
+	require.Contains(t, actions, "tenant.limits")
+	require.Contains(t, actions, "tenant.status")
+}
