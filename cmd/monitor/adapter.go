@@ -20,13 +20,14 @@ func newAdapterCmd(d *deps) *cobra.Command {
 standard health service), so that core replicas reach it through
 MONITOR_ADAPTERS=host:port. Stops gracefully on SIGINT or SIGTERM.`,
 		Example: `  monitor adapter x --listen 127.0.0.1:7001
-  MONITOR_ADAPTERS=127.0.0.1:7001 monitor serve`,
+  monitor adapter telegram --listen 127.0.0.1:7002
+  MONITOR_ADAPTERS=127.0.0.1:7001,127.0.0.1:7002 monitor serve`,
 		ValidArgs: runtime.BuiltinNames(),
 		Args:      exactArgs(1, "the adapter NAME ("+strings.Join(runtime.BuiltinNames(), ", ")+")"),
 	}
 	var listen string
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7001", "address to serve gRPC on: host:port, or unix:///path for a unix socket")
-	config.RegisterFlags(cmd.Flags(), "fxtwitter-url")
+	config.RegisterFlags(cmd.Flags(), "fxtwitter-url", "tme-url")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cfg, err := d.loadConfig(cmd)
 		if err != nil {

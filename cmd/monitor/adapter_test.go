@@ -67,11 +67,11 @@ func TestAdapterCommandBadInput(t *testing.T) {
 	t.Parallel()
 	_, errOut, code := cli(t, nil, "adapter", "mastodon")
 	require.Equal(t, 2, code)
-	require.Equal(t, "monitor: no built-in adapter \"mastodon\"; built-in adapters: x\n", errOut)
+	require.Equal(t, "monitor: no built-in adapter \"mastodon\"; built-in adapters: x, telegram\n", errOut)
 
 	_, errOut, code = cli(t, nil, "adapter")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, "needs the adapter NAME (x)")
+	require.Contains(t, errOut, "needs the adapter NAME (x, telegram)")
 
 	_, errOut, code = cli(t, nil, "adapter", "x", "--listen", "nowhere")
 	require.Equal(t, 1, code)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/monitorhq/monitor/adapters/telegram"
 	"github.com/monitorhq/monitor/adapters/x"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 	"github.com/monitorhq/monitor/internal/adapterapi"
@@ -16,13 +17,15 @@ import (
 
 // BuiltinNames lists the adapters shipped in this binary, which `monitor
 // serve` runs in-process.
-func BuiltinNames() []string { return []string{"x"} }
+func BuiltinNames() []string { return []string{"x", "telegram"} }
 
 // BuiltinAdapter builds one of the adapters shipped in this binary.
 func BuiltinAdapter(name string, cfg *config.Config) (adapterv1.AdapterServer, error) {
 	switch name {
 	case "x":
 		return x.New(x.Options{BaseURL: cfg.FxTwitterURL}), nil
+	case "telegram":
+		return telegram.New(telegram.Options{BaseURL: cfg.TmeURL}), nil
 	}
 	return nil, fmt.Errorf("no built-in adapter %q; built-in adapters: %s", name, strings.Join(BuiltinNames(), ", "))
 }

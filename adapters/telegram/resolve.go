@@ -1,0 +1,267 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+)
+
+// maxURLLength bounds what Resolve reads; real t.me links are far shorter.
+const maxURLLength = 4096
+
+// Username limits. Telegram gives new usernames 5 to 32 characters; the
+// collectible ones sold on Fragment may have 4, so 4 is accepted too.
+const (
+	minUsernameLen = 4
+	maxUsernameLen = 32
+)
+
+// reservedPath reports whether seg, the first path segment of a t.me link
+// (lowercase), is a Telegram page rather than a username. "s", "c",
+// "joinchat" and invite links ("+...") are handled before this list.
+func reservedPath(seg string) bool {
+	switch seg {
+	case "addstickers", "addemoji", "addtheme", "addlist", "share", "proxy", "socks",
+		"setlanguage", "login", "confirmphone", "iv", "bg", "boost", "contact", "invoice",
+		"giftcode", "nft", "m":
+		return true
+	}
+	return false
+}
+
+// Resolve turns a t.me URL into a target. Failures are answered in
+// ResolveResponse.error; only an empty request is an RPC error.
+func (a *Adapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*adapterv1.ResolveResponse, error) {
+	if req == nil || strings.TrimSpace(req.GetUrl()) == "" {
+		return nil, status.Error(codes.InvalidArgument, "resolve: url is required")
+	}
+	return resolve(req.GetUrl()), nil
+}
+
+// resolve does the work of Resolve on a non-empty URL.
+//
+// Forms: t.me/<channel>/<id> (also with ?single, ?embed=1, ?comment=...,
+// and under telegram.me and telegram.dog), t.me/s/<channel>/<id>,
+// t.me/<group>/<topic>/<id> → the message; t.me/<channel> and
+// t.me/s/<channel> → the channel. t.me/c/... (private) needs an account;
+// invite links and Telegram's own pages are unsupported.
+func resolve(raw string) *adapterv1.ResolveResponse {
+	raw = strings.TrimSpace(raw)
+	if len(raw) > maxURLLength {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
+			fmt.Sprintf("the URL is longer than %d characters; t.me links are much shorter", maxURLLength))
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "this is not a valid URL; send a t.me link")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
+			"only http and https links are accepted; send an https://t.me/... link")
+	}
+	if u.Opaque != "" || u.Host == "" {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "the URL has no host; send an https://t.me/... link")
+	}
+	host := strings.ToLower(u.Hostname())
+	if !isHost(host) {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
+			fmt.Sprintf("%s is not a Telegram host", quoteShort(host)))
+	}
+	if u.User != nil {
+		// https://t.me@evil.example/ and friends: a link with credentials
+		// is either a trick or a mistake; neither is a t.me link.
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "links with a user name before the host are not t.me links")
+	}
+	if port := u.Port(); port != "" && !(u.Scheme == "https" && port == "443") && !(u.Scheme == "http" && port == "80") {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, fmt.Sprintf("port %s is not a t.me port", quoteShort(port)))
+	}
+
+	// EscapedPath keeps %2F inside a segment, so an encoded slash can never
+	// create a path form the person did not write.
+	p := strings.TrimPrefix(u.EscapedPath(), "/")
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			"this is Telegram's home page, not a channel or a post; send a link like https://t.me/<channel>/<id>")
+	}
+	segs := strings.Split(p, "/")
+	for _, s := range segs {
+		if s == "" {
+			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link's path has an empty segment (//); copy the link again")
+		}
+	}
+	first := strings.ToLower(segs[0])
+	switch {
+	case strings.HasPrefix(first, "+") || strings.HasPrefix(first, "%2b") || first == "joinchat":
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			"this is an invite link to a private chat; Monitor does not join chats. Send a link to a post in a public channel (t.me/<channel>/<id>)")
+	case first == "c":
+		return resolvePrivate(segs[1:])
+	case first == "s":
+		if len(segs) < 2 {
+			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel after t.me/s/; copy the link again")
+		}
+		segs = segs[1:]
+	case reservedPath(first):
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			fmt.Sprintf("t.me/%s is a Telegram page, not a channel or a post; send a link like https://t.me/<channel>/<id>", quoteBare(first)))
+	}
+
+	name := segs[0]
+	if !validUsername(name) {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			fmt.Sprintf("%s is not a valid Telegram username (%d to %d letters, digits or _, starting with a letter)",
+				quoteShort(name), minUsernameLen, maxUsernameLen))
+	}
+	name = strings.ToLower(name)
+	switch len(segs) {
+	case 1:
+		return channelTarget(name)
+	case 2:
+		return messageFromSeg(name, segs[1])
+	case 3:
+		// t.me/<group>/<topic>/<id>: a message in a forum topic; the id
+		// alone names it within the group.
+		if _, ok := parseID(segs[1]); !ok {
+			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+				"this t.me page is not supported; send a link to a post (t.me/<channel>/<id>) or a channel (t.me/<channel>)")
+		}
+		return messageFromSeg(name, segs[2])
+	}
+	return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+		"this t.me page is not supported; send a link to a post (t.me/<channel>/<id>) or a channel (t.me/<channel>)")
+}
+
+// resolvePrivate answers t.me/c/<internal id>[/<topic>]/<id>: links into
+// private channels and groups, readable only with an account.
+func resolvePrivate(rest []string) *adapterv1.ResolveResponse {
+	if len(rest) == 0 {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel id after t.me/c/; copy the link again")
+	}
+	if _, ok := parseID(rest[0]); !ok {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			fmt.Sprintf("%s is not a valid private channel id in a t.me/c/ link", quoteShort(rest[0])))
+	}
+	for _, s := range rest[1:min(len(rest), 3)] {
+		if _, ok := parseID(s); !ok {
+			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+				fmt.Sprintf("message id %s is not a valid Telegram message id", quoteShort(s)))
+		}
+	}
+	return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
+		"t.me/c/ links point into a private channel or group; archiving them needs a Telegram account connection, "+
+			"which Monitor does not support yet. If the channel is public, send its t.me/<channel>/<id> link instead")
+}
+
+// messageFromSeg resolves the message id segment of a channel's link.
+func messageFromSeg(channel, seg string) *adapterv1.ResolveResponse {
+	id, ok := parseID(seg)
+	if !ok {
+		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			fmt.Sprintf("message id %s is not a valid Telegram message id", quoteShort(seg)))
+	}
+	return messageTarget(channel, id)
+}
+
+// parseID accepts a decimal number from 1 to the int64 maximum and
+// returns it without leading zeros.
+func parseID(s string) (int64, bool) {
+	if s == "" || len(s) > 40 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimLeft(s, "0"), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// validUsername accepts minUsernameLen to maxUsernameLen of [A-Za-z0-9_]
+// starting with a letter. Telegram also forbids a trailing or doubled
+// underscore in new names; old ones may have them, so they are accepted.
+func validUsername(s string) bool {
+	if len(s) < minUsernameLen || len(s) > maxUsernameLen || !isLetter(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(isLetter(c) || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// messageURL is the canonical URL of a message.
+func messageURL(channel string, id int64) string {
+	return "https://t.me/" + channel + "/" + strconv.FormatInt(id, 10)
+}
+
+// messageExternalID is a message's external id, "<channel>/<id>".
+func messageExternalID(channel string, id int64) string {
+	return channel + "/" + strconv.FormatInt(id, 10)
+}
+
+// messageTargetOf is the target of a message; channel is lowercase.
+func messageTargetOf(channel string, id int64) *adapterv1.Target {
+	return &adapterv1.Target{
+		Platform:     Platform,
+		EntityType:   EntityTypeMessage,
+		ObjectScope:  channel,
+		ExternalId:   messageExternalID(channel, id),
+		CanonicalUrl: messageURL(channel, id),
+	}
+}
+
+func messageTarget(channel string, id int64) *adapterv1.ResolveResponse {
+	return &adapterv1.ResolveResponse{Target: messageTargetOf(channel, id)}
+}
+
+// channelTarget: an explicit submit of a channel reads it again. Listing
+// its posts is a later feature, so it is not a collection yet.
+func channelTarget(channel string) *adapterv1.ResolveResponse {
+	return &adapterv1.ResolveResponse{
+		Target: &adapterv1.Target{
+			Platform:     Platform,
+			EntityType:   EntityTypeChannel,
+			ExternalId:   channel,
+			CanonicalUrl: "https://t.me/" + channel,
+		},
+		RefreshOnSubmit: true,
+	}
+}
+
+func resolveErr(code adapterv1.ErrorCode, msg string) *adapterv1.ResolveResponse {
+	return &adapterv1.ResolveResponse{Error: &adapterv1.Error{Code: code, Message: msg}}
+}
+
+// quoteShort quotes s for a message, cut to a readable length, so hostile
+// input cannot fill or garble what a person reads.
+func quoteShort(s string) string {
+	const limit = 40
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// quoteBare is quoteShort without the quotes, for names already known to
+// be plain (reserved words).
+func quoteBare(s string) string {
+	q := quoteShort(s)
+	return q[1 : len(q)-1]
+}
