@@ -70,6 +70,10 @@ in docs/deploy.md.`,
 		newCaptureCmd(d),
 		newAdminCmd(d),
 		newVersionCmd(d),
+		newExportCmd(d),
+		newImportCmd(d),
+		newCheckCmd(d),
+		newBuildCmd(d),
 	)
 	return root
 }

@@ -228,7 +228,7 @@ func prepareDataDir(cfg *config.Config) error {
 	if err := os.Remove(name); err != nil {
 		return fail(err)
 	}
-	return nil
+	return applySnapshot(cfg)
 }
 
 func unwrapPathError(err error) error {

@@ -1,0 +1,381 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/capsule"
+	"github.com/monitorhq/monitor/internal/capsule/build"
+	"github.com/monitorhq/monitor/internal/capsule/check"
+	"github.com/monitorhq/monitor/internal/capsule/export"
+	"github.com/monitorhq/monitor/internal/capsule/importer"
+	"github.com/monitorhq/monitor/internal/runtime"
+)
+
+// This file holds the capsule commands: export, import, check and build
+// (docs/capsule.md describes the format).
+
+func newExportCmd(d *deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write the archive out: a capsule (portable folder) or a snapshot (backup of this instance)",
+		Long: `Write the archive out, as one of:
+
+  capsule   a tenant's collections as a human-readable folder (or zip) that
+            another Monitor imports and monitor build turns into a website
+  snapshot  a consistent copy of this instance's database and media files,
+            for restoring it whole (embedded default only)`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newExportCapsuleCmd(d), newExportSnapshotCmd(d))
+	return cmd
+}
+
+func newImportCmd(d *deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "import",
+		Short: "Read an archive in: a capsule (adds collections) or a snapshot (replaces this instance)",
+		Long: `Read an archive in, from one of:
+
+  capsule   adds a capsule's collections to a tenant; safe to repeat
+  snapshot  replaces this instance's database and media at the next start`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newImportCapsuleCmd(d), newImportSnapshotCmd(d))
+	return cmd
+}
+
+func newExportCapsuleCmd(d *deps) *cobra.Command {
+	var tenant, out string
+	var includePrivate, zip, history bool
+	cmd := &cobra.Command{
+		Use:   "capsule --tenant NAME [-o DIR] [--include-private] [--zip] [--history]",
+		Short: "Write a tenant's collections as a capsule folder or zip",
+		Long: `Write a tenant's collections as a capsule: monitor.yaml, one Markdown file
+with YAML frontmatter per collection, and the media files named by SHA-256.
+The format is described in docs/capsule.md.
+
+The capsule is staged beside the output and moved into place only when every
+file was written; an output that exists must be an empty folder. Private
+collections are left out unless --include-private is given. No credentials,
+tokens, emails or operator settings are ever written.`,
+		Example: `  monitor export capsule --tenant alice -o alice-capsule
+  monitor export capsule --tenant alice --zip -o alice.zip --history`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				out = "capsule"
+				if zip {
+					out = "capsule.zip"
+				}
+			}
+			return d.withArchive(cmd, func(a *app.App) error {
+				t, err := a.TenantByName(cmd.Context(), tenant)
+				if err != nil {
+					return err
+				}
+				bar := d.progress("exporting")
+				v, _ := buildVersion()
+				res, err := export.Export(cmd.Context(), a, export.Options{
+					TenantID: t.ID, TenantName: t.Name, Out: out, Zip: zip, IncludePrivate: includePrivate, History: history,
+					Generator: "monitor " + v, Progress: bar.update,
+				})
+				bar.finish()
+				var me *export.MediaError
+				if errors.As(err, &me) {
+					for _, m := range me.Missing {
+						fmt.Fprintf(d.stderr, "%s: media %s: %v\n", m.Path, m.SHA256, m.Err)
+					}
+				}
+				if err != nil {
+					return err
+				}
+				d.printf("exported %d collection(s) to %s: %d files, %s", res.Collections, res.Path, res.Files, humanBytes(res.Bytes))
+				if res.Skipped > 0 {
+					d.printf("; %d left out (private without --include-private, or not captured yet)", res.Skipped)
+				}
+				d.printf("\n")
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant whose collections to export (required)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "capsule folder to create, or zip file with --zip (default ./capsule or ./capsule.zip)")
+	cmd.Flags().BoolVar(&includePrivate, "include-private", false, "also export private collections")
+	cmd.Flags().BoolVar(&zip, "zip", false, "write one zip file instead of a folder")
+	cmd.Flags().BoolVar(&history, "history", false, "also export every earlier version of each collection")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}
+
+func newImportCapsuleCmd(d *deps) *cobra.Command {
+	var tenant string
+	var dryRun, includePrivate bool
+	cmd := &cobra.Command{
+		Use:   "capsule DIR|ZIP --tenant NAME [--dry-run] [--include-private]",
+		Short: "Add a capsule's collections to a tenant's archive (safe to repeat)",
+		Long: `Add a capsule's collections to a tenant's archive. The capsule is checked first
+(see monitor check) and refused whole when it has errors.
+
+Import is idempotent by collection id: a collection the tenant saved already
+is skipped, one this instance holds already is saved for the tenant without
+touching its content, and only new ones are created. Media are verified by
+SHA-256 and stored once. The tenant's quota applies: when the import does not
+fit, nothing is imported. --dry-run reports what would happen and writes
+nothing. Private collections are left out unless --include-private is given.`,
+		Example: `  monitor import capsule alice-capsule --tenant alice --dry-run
+  monitor import capsule alice.zip --tenant alice`,
+		Args: exactArgs(1, "the capsule folder or zip file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return d.withArchive(cmd, func(a *app.App) error {
+				t, err := a.TenantByName(cmd.Context(), tenant)
+				if err != nil {
+					return err
+				}
+				src, res, err := d.openChecked(cmd, args[0])
+				if err != nil {
+					return err
+				}
+				defer src.Close()
+				bar := d.progress("storing media")
+				rep, err := importer.Import(cmd.Context(), a, src, res, importer.Options{
+					TenantID: t.ID, DryRun: dryRun, IncludePrivate: includePrivate, Progress: bar.update,
+				})
+				bar.finish()
+				if err != nil {
+					return err
+				}
+				d.printImportReport(rep)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant that receives the collections (required)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be imported and write nothing")
+	cmd.Flags().BoolVar(&includePrivate, "include-private", false, "also import collections marked private")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}
+
+func (d *deps) printImportReport(rep importer.Report) {
+	for _, o := range rep.Created {
+		d.printf("created  %s  %s\n", o.ID, o.Label)
+	}
+	for _, o := range rep.Linked {
+		d.printf("linked   %s  %s  (%s)\n", o.ID, o.Label, o.Reason)
+	}
+	for _, o := range rep.Skipped {
+		d.printf("skipped  %s  %s  (%s)\n", o.ID, o.Label, o.Reason)
+	}
+	for _, o := range rep.Private {
+		d.printf("left out %s  %s  (%s)\n", o.ID, o.Label, o.Reason)
+	}
+	verb := "imported"
+	if rep.DryRun {
+		verb = "dry run, nothing written; would import"
+	}
+	d.printf("%s: %d created, %d linked, %d skipped, %d private left out; %d media file(s) stored (%s), %d already here\n",
+		verb, len(rep.Created), len(rep.Linked), len(rep.Skipped), len(rep.Private), rep.UploadedFiles, humanBytes(rep.UploadedBytes), rep.ReusedFiles)
+}
+
+func newCheckCmd(d *deps) *cobra.Command {
+	var fix bool
+	cmd := &cobra.Command{
+		Use:   "check [DIR|ZIP] [--fix]",
+		Short: "Check a capsule against the capsule v1 format and report every problem",
+		Long: `Check a capsule (default ./capsule): the manifest, every collection file, the
+media each one names (present, inside the capsule, with the SHA-256 and size
+it claims) and ids across files. Every problem is printed on its own line as
+
+  path: field: message
+
+errors first, then warnings (unknown fields, which are ignored). The exit code
+is 1 when there is any error; import and build refuse such a capsule.
+
+--fix writes a new id (UUIDv7) into every collection file that has none, the
+only repair it makes. It changes files in place, so it refuses a zip.`,
+		Example: `  monitor check alice-capsule
+  monitor check alice-capsule --fix`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := "capsule"
+			if len(args) == 1 {
+				p = args[0]
+			}
+			src, err := capsule.Open(p)
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			if fix && src.IsZip() {
+				return check.ErrFixZip
+			}
+			res, err := check.Run(cmd.Context(), src, check.Options{})
+			if err != nil {
+				return err
+			}
+			if fix {
+				fixed, err := check.Fix(src, res)
+				for _, f := range fixed {
+					d.printf("%s: id: fixed, a new id was written\n", f)
+				}
+				if err != nil {
+					return err
+				}
+				if len(fixed) > 0 {
+					if res, err = check.Run(cmd.Context(), src, check.Options{}); err != nil {
+						return err
+					}
+				}
+			}
+			for _, p := range res.Problems {
+				d.printf("%s\n", p)
+			}
+			d.printf("%d collection file(s): %d error(s), %d warning(s)\n", len(res.Entries), res.Errors(), res.Warnings())
+			if n := res.Errors(); n > 0 {
+				return exitError{code: 1, msg: fmt.Sprintf("the capsule has %d error(s)", n)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&fix, "fix", false, "write a new id into collection files that have none")
+	return cmd
+}
+
+func newBuildCmd(d *deps) *cobra.Command {
+	var out, baseURL string
+	cmd := &cobra.Command{
+		Use:   "build DIR|ZIP [-o DIST] [--base-url /]",
+		Short: "Turn a capsule into a static website",
+		Long: `Turn a capsule into a static website: one page per collection, indexes
+newest first, a page per author and per tag, the media, an Atom feed,
+sitemap.xml, robots.txt, 404.html and a small search. The site works without
+JavaScript (except search), loads nothing from other hosts, and blurs
+sensitive media until clicked.
+
+The site is staged beside DIST and moved into place when complete; DIST may be
+empty, missing, or an earlier build. --base-url is where the site will be
+served; give the full address (https://example.org/archive/) to make the feed
+and sitemap links absolute.`,
+		Example: `  monitor build alice-capsule -o site
+  monitor build alice.zip -o site --base-url https://archive.example.org/`,
+		Args: exactArgs(1, "the capsule folder or zip file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, res, err := d.openChecked(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			bar := d.progress("building")
+			st, err := build.Build(cmd.Context(), src, res, build.Options{Out: out, BaseURL: baseURL, Progress: bar.update})
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			d.printf("built %d page(s) for %d collection(s) into %s\n", st.Pages, st.Collections, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "dist", "folder to write the site into")
+	cmd.Flags().StringVar(&baseURL, "base-url", "/", "where the site is served: a path, or a full address for absolute feed and sitemap links")
+	return cmd
+}
+
+// openChecked opens a capsule and checks it; a capsule with errors is
+// refused, its errors printed on stderr first.
+func (d *deps) openChecked(cmd *cobra.Command, p string) (*capsule.Source, *check.Result, error) {
+	src, err := capsule.Open(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := check.Run(cmd.Context(), src, check.Options{})
+	if err != nil {
+		_ = src.Close()
+		return nil, nil, err
+	}
+	if n := res.Errors(); n > 0 {
+		for _, pr := range res.Problems {
+			if !pr.Warning {
+				fmt.Fprintf(d.stderr, "%s\n", pr)
+			}
+		}
+		_ = src.Close()
+		return nil, nil, fmt.Errorf("the capsule %s has %d error(s), listed above; fix them (monitor check) and try again", p, n)
+	}
+	return src, res, nil
+}
+
+// withArchive opens the store and the media store the way serve does and
+// runs fn with a business layer that can read and write both.
+func (d *deps) withArchive(cmd *cobra.Command, fn func(a *app.App) error) error {
+	cfg, err := d.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	log := d.logger(cfg)
+	ctx := cmd.Context()
+	st, err := runtime.OpenStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	bs, err := runtime.OpenBlob(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return fn(app.New(app.Deps{Store: st, Blob: bs, Log: log}))
+}
+
+// bar is a progress bar on stderr when it is a terminal, and nothing
+// otherwise.
+type bar struct {
+	w     io.Writer
+	label string
+	pb    *progressbar.ProgressBar
+}
+
+func (d *deps) progress(label string) *bar {
+	f, ok := d.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return &bar{}
+	}
+	return &bar{w: f, label: label}
+}
+
+func (b *bar) update(done, total int) {
+	if b.w == nil {
+		return
+	}
+	if b.pb == nil {
+		b.pb = progressbar.NewOptions(total, progressbar.OptionSetWriter(b.w), progressbar.OptionSetDescription(b.label),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("it"),
+			progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
+	}
+	_ = b.pb.Set(done)
+}
+
+func (b *bar) finish() {
+	if b.pb != nil {
+		_ = b.pb.Finish()
+	}
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,764 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/store"
+)
+
+// This file is the business side of capsules (internal/capsule): reading a
+// tenant's archive out for export, and writing collections read from a
+// capsule back in. The capsule packages convert between these plain values
+// and files; nothing here knows the file format.
+
+// privateAccessScope is the access scope of private content imported from
+// a capsule: only the importing tenant may see it.
+const privateAccessScope = "private"
+
+// exportPage is how many saved collections one read fetches.
+const exportPage = 500
+
+// ExportOptions choose what an export reads.
+type ExportOptions struct {
+	// IncludePrivate also reads private collections.
+	IncludePrivate bool
+	// History also reads every earlier revision.
+	History bool
+}
+
+// ExportedCollection is one saved collection as an export sees it.
+type ExportedCollection struct {
+	ID          uuid.UUID
+	Platform    string
+	EntityType  string
+	ObjectScope string
+	ExternalID  string
+	SourceURL   string
+	Visibility  string
+	SavedAt     time.Time
+	// Current is the current revision.
+	Current ExportedRevision
+	// History holds the earlier revisions, oldest first (with History).
+	History []ExportedRevision
+}
+
+// ExportedRevision is a revision with the upstream address of each of its
+// media, which the revision content does not keep.
+type ExportedRevision struct {
+	RevisionView
+	// MediaSources are the upstream URLs of Media, index by index ("" when
+	// unknown).
+	MediaSources []string
+}
+
+// CountCollections counts the tenant's saved collections.
+func (a *App) CountCollections(ctx context.Context, tenantID uuid.UUID) (int, error) {
+	return a.store.SavedCollectionCount(store.WithTenant(ctx, tenantID), tenantID)
+}
+
+// ExportCollections calls fn for every collection the tenant saved that has
+// content, newest save first. Private collections are left out unless
+// asked for; skipped counts the collections left out (private, or with no
+// completed capture yet). fn may take its time: no transaction is open
+// while it runs.
+func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts ExportOptions, fn func(ExportedCollection) error) (skipped int, err error) {
+	ctx = store.WithTenant(ctx, tenantID)
+	var after *store.SavedCursor
+	for {
+		rows, err := a.store.SavedCollectionList(ctx, tenantID, after, exportPage)
+		if err != nil {
+			return skipped, err
+		}
+		for _, sc := range rows {
+			if sc.CurrentRevisionID == nil || (sc.Visibility == store.Private && !opts.IncludePrivate) {
+				skipped++
+				continue
+			}
+			ec, err := a.exportedCollection(ctx, sc, opts.History)
+			if err != nil {
+				return skipped, err
+			}
+			if err := fn(ec); err != nil {
+				return skipped, err
+			}
+		}
+		if len(rows) < exportPage {
+			return skipped, nil
+		}
+		last := rows[len(rows)-1]
+		after = &store.SavedCursor{SavedAt: last.SavedAt, CollectionID: last.ID}
+	}
+}
+
+func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, history bool) (ExportedCollection, error) {
+	ec := ExportedCollection{ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ObjectScope: sc.ObjectScope,
+		ExternalID: sc.ExternalID, SourceURL: sc.SourceURL, Visibility: sc.Visibility, SavedAt: sc.SavedAt}
+	var revs []store.Revision
+	if history {
+		all, err := a.store.RevisionList(ctx, sc.ID)
+		if err != nil {
+			return ec, err
+		}
+		// Oldest first, the current one last whatever its age.
+		for i := len(all) - 1; i >= 0; i-- {
+			if all[i].ID != *sc.CurrentRevisionID {
+				revs = append(revs, all[i])
+			}
+		}
+	}
+	cur, err := a.store.RevisionGet(ctx, *sc.CurrentRevisionID)
+	if err != nil {
+		return ec, err
+	}
+	revs = append(revs, cur)
+	for i, r := range revs {
+		er, err := a.exportedRevision(ctx, r)
+		if err != nil {
+			return ec, err
+		}
+		if i == len(revs)-1 {
+			ec.Current = er
+		} else {
+			ec.History = append(ec.History, er)
+		}
+	}
+	return ec, nil
+}
+
+func (a *App) exportedRevision(ctx context.Context, r store.Revision) (ExportedRevision, error) {
+	rv, err := a.revisionView(ctx, r)
+	if err != nil {
+		return ExportedRevision{}, err
+	}
+	assets, err := a.store.AssetList(ctx, r.CaptureID)
+	if err != nil {
+		return ExportedRevision{}, err
+	}
+	// Media appear in the content in asset order, so the n-th display
+	// media is the n-th complete display asset.
+	var sources []string
+	for _, as := range assets {
+		if as.Purpose == "" && as.State == store.AssetComplete {
+			sources = append(sources, as.SourceURL)
+		}
+	}
+	er := ExportedRevision{RevisionView: rv, MediaSources: make([]string, len(rv.Media))}
+	copy(er.MediaSources, sources)
+	return er, nil
+}
+
+// ImportCollection is one collection to import: its identity, when the
+// tenant saved it, and its revisions.
+type ImportCollection struct {
+	// ID is kept: a collection's id is the same on every instance.
+	ID          uuid.UUID
+	Platform    string
+	EntityType  string
+	ObjectScope string
+	ExternalID  string
+	SourceURL   string
+	Visibility  string
+	SavedAt     time.Time
+	// Revisions are oldest first; the last one becomes current.
+	Revisions []ImportRevision
+	// Label names the collection in the report (its capsule file).
+	Label string
+}
+
+// ImportRevision is one content version to import.
+type ImportRevision struct {
+	CapturedAt  time.Time
+	Text        string
+	TextKind    string
+	Summary     string
+	AuthorName  string
+	PublishedAt *time.Time
+	Media       []ImportMedia
+	Graph       ImportGraph
+}
+
+// ImportMedia is one display media of an imported revision.
+type ImportMedia struct {
+	SHA256     string
+	Kind       string
+	Mime       string
+	Size       int64
+	Width      int
+	Height     int
+	DurationMS int
+	Alt        string
+	Sensitive  bool
+	SourceURL  string
+}
+
+// ImportGraph is the entity graph of an imported revision.
+type ImportGraph struct {
+	Root      string
+	Entities  []ImportEntity
+	Relations []RelationView
+}
+
+// ImportEntity is one entity of an imported graph.
+type ImportEntity struct {
+	Key        string
+	Type       string
+	ExternalID string
+	Data       json.RawMessage
+	Resources  []ImportResource
+}
+
+// ImportResource is a media file of an imported entity.
+type ImportResource struct {
+	Purpose string
+	SHA256  string
+	Kind    string
+	Mime    string
+	Size    int64
+}
+
+// ImportOptions control an import.
+type ImportOptions struct {
+	// DryRun does everything but upload, then rolls the transaction back,
+	// so the report (quota included) is what a real run would do.
+	DryRun bool
+	// Open opens the bytes of the media with a SHA-256; the caller has
+	// verified them.
+	Open func(sha256 string) (io.ReadCloser, error)
+	// Progress, when set, is called as media are uploaded.
+	Progress func(done, total int)
+}
+
+// ImportOutcome is what happened to one collection.
+type ImportOutcome struct {
+	ID     uuid.UUID
+	Label  string
+	Reason string
+}
+
+// ImportReport says what an import did (or, dry, would do).
+type ImportReport struct {
+	DryRun bool
+	// Created are collections new to this instance.
+	Created []ImportOutcome
+	// Linked existed on this instance already and are now saved by the
+	// tenant too; their content was not touched.
+	Linked []ImportOutcome
+	// Skipped were saved by the tenant already and were not touched.
+	Skipped []ImportOutcome
+	// UploadedFiles and UploadedBytes count media stored anew; ReusedFiles
+	// the media this instance held already.
+	UploadedFiles int
+	UploadedBytes int64
+	ReusedFiles   int
+}
+
+// errDryRun rolls a dry run's transaction back.
+var errDryRun = errors.New("dry run")
+
+// importScope is where an imported collection's content lives.
+type importScope struct {
+	data   uuid.UUID
+	access string
+}
+
+type scopedSHA struct {
+	scope importScope
+	sha   string
+}
+
+// upload is media stored for an import before its transaction.
+type upload struct {
+	objectID uuid.UUID
+	key      string
+	info     blob.Info
+}
+
+// ImportCollections writes collections read from a capsule into the
+// tenant's archive. It is idempotent by id: a collection the tenant saved
+// already is skipped, one that exists on the instance is only saved for
+// the tenant (its content is never overwritten), and only new collections
+// are created, with a complete stand-in capture per revision. New media
+// are stored before the transaction, deduplicated by SHA-256 within their
+// scope; everything in the database happens in one transaction, which the
+// tenant's quota can refuse whole.
+func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items []ImportCollection, opts ImportOptions) (ImportReport, error) {
+	ctx = store.WithTenant(ctx, tenantID)
+	rep := ImportReport{DryRun: opts.DryRun}
+	if _, err := a.store.TenantGetByID(ctx, tenantID); err != nil {
+		if isNotFound(err) {
+			return rep, errorf(ErrNotFound, "no tenant with id %s", tenantID)
+		}
+		return rep, err
+	}
+	for i := range items {
+		if err := checkImportItem(&items[i]); err != nil {
+			return rep, err
+		}
+	}
+
+	// Plan: which collections are new, and which of their media this
+	// instance lacks. Nothing is locked; the transaction looks again.
+	fresh := map[uuid.UUID]bool{}
+	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		for _, it := range items {
+			exists, err := tx.CollectionExists(ctx, it.ID)
+			if err != nil {
+				return err
+			}
+			if !exists {
+				_, err := tx.CollectionGetByIdentity(ctx, identityOf(it, tenantID))
+				if err != nil && !isNotFound(err) {
+					return err
+				}
+				fresh[it.ID] = isNotFound(err)
+			}
+		}
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	needed := map[importScope][]string{}
+	seen := map[scopedSHA]bool{}
+	for _, it := range items {
+		if !fresh[it.ID] {
+			continue
+		}
+		sc := scopeOf(it.Visibility, tenantID)
+		for _, sum := range it.mediaSHAs() {
+			k := scopedSHA{sc, sum}
+			if !seen[k] {
+				seen[k] = true
+				needed[sc] = append(needed[sc], sum)
+			}
+		}
+	}
+	var missing []scopedSHA
+	for sc, sums := range needed {
+		have, err := a.store.BlobsExisting(ctx, sc.data, sc.access, sums)
+		if err != nil {
+			return rep, err
+		}
+		for _, s := range sums {
+			if !have[s] {
+				missing = append(missing, scopedSHA{sc, s})
+			}
+		}
+	}
+
+	uploads := map[scopedSHA]upload{}
+	if !opts.DryRun {
+		var err error
+		if uploads, err = a.uploadImportMedia(ctx, tenantID, missing, opts); err != nil {
+			return rep, err
+		}
+	}
+	cleanup := func() {
+		ids := make([]uuid.UUID, 0, len(uploads))
+		for _, u := range uploads {
+			ids = append(ids, u.objectID)
+		}
+		bg := context.WithoutCancel(ctx)
+		if err := a.store.ObjectsMarkGarbage(bg, ids); err != nil {
+			a.log.WarnContext(ctx, "import: could not mark uploads garbage; the object collector finds them after the grace period", "err", err)
+		}
+	}
+
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		rep.Created, rep.Linked, rep.Skipped = nil, nil, nil
+		rep.UploadedFiles, rep.UploadedBytes, rep.ReusedFiles = 0, 0, 0
+		tenant, err := tx.TenantGetByID(ctx, tenantID)
+		if err != nil {
+			return err
+		}
+		before, err := tx.TenantUsage(ctx, tenantID, nil)
+		if err != nil {
+			return err
+		}
+		blobs := map[scopedSHA]store.Blob{}
+		for _, it := range items {
+			if err := a.importOne(ctx, tx, tenantID, it, uploads, blobs, &rep); err != nil {
+				return err
+			}
+		}
+		if tenant.QuotaBytes != nil && len(rep.Created)+len(rep.Linked) > 0 {
+			after, err := tx.TenantUsage(ctx, tenantID, nil)
+			if err != nil {
+				return err
+			}
+			if after.UsedBytes+after.ReservedBytes >= *tenant.QuotaBytes {
+				return &QuotaError{UsedBytes: before.UsedBytes, ReservedBytes: before.ReservedBytes, QuotaBytes: *tenant.QuotaBytes,
+					AddBytes: after.UsedBytes - before.UsedBytes}
+			}
+		}
+		if opts.DryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		return rep, nil
+	}
+	if err != nil {
+		cleanup()
+		var qe *QuotaError
+		if errors.As(err, &qe) {
+			return ImportReport{DryRun: opts.DryRun}, fmt.Errorf("nothing was imported: %w", err)
+		}
+		return ImportReport{DryRun: opts.DryRun}, err
+	}
+	return rep, nil
+}
+
+// checkImportItem refuses what the database would refuse with a less
+// helpful message.
+func checkImportItem(it *ImportCollection) error {
+	switch {
+	case it.ID == uuid.Nil:
+		return errorf(ErrInvalid, "%s: a collection needs an id", it.Label)
+	case it.Visibility != store.Public && it.Visibility != store.Private:
+		return errorf(ErrInvalid, "%s: visibility must be public or private", it.Label)
+	case it.Platform == "" || it.EntityType == "" || it.ExternalID == "":
+		return errorf(ErrInvalid, "%s: a collection needs platform, kind and external_id", it.Label)
+	case len(it.Revisions) == 0:
+		return errorf(ErrInvalid, "%s: a collection needs its content", it.Label)
+	}
+	return nil
+}
+
+func scopeOf(visibility string, tenantID uuid.UUID) importScope {
+	if visibility == store.Private {
+		return importScope{data: tenantID, access: privateAccessScope}
+	}
+	return importScope{data: store.PublicScope, access: publicAccessScope}
+}
+
+func identityOf(it ImportCollection, tenantID uuid.UUID) store.Collection {
+	sc := scopeOf(it.Visibility, tenantID)
+	return store.Collection{
+		ID: it.ID, TenantID: tenantID, Visibility: it.Visibility, DataScope: sc.data, AccessScope: sc.access,
+		Platform: it.Platform, EntityType: it.EntityType, ObjectScope: it.ObjectScope, ExternalID: it.ExternalID,
+		AdapterID: it.Platform, SourceURL: it.SourceURL,
+	}
+}
+
+// mediaSHAs lists every media content the collection's revisions show.
+func (it ImportCollection) mediaSHAs() []string {
+	var out []string
+	for _, r := range it.Revisions {
+		for _, m := range r.Media {
+			out = append(out, m.SHA256)
+		}
+		for _, e := range r.Graph.Entities {
+			for _, res := range e.Resources {
+				out = append(out, res.SHA256)
+			}
+		}
+	}
+	return out
+}
+
+// uploadImportMedia stores the media an import lacks, recording each
+// object as pending first so an upload whose commit is lost is collected.
+func (a *App) uploadImportMedia(ctx context.Context, tenantID uuid.UUID, missing []scopedSHA, opts ImportOptions) (map[scopedSHA]upload, error) {
+	out := make(map[scopedSHA]upload, len(missing))
+	if len(missing) == 0 {
+		return out, nil
+	}
+	if opts.Open == nil {
+		return nil, errors.New("app: import: no way to open media")
+	}
+	objs := make([]store.Object, len(missing))
+	for i := range missing {
+		id := uuid.Must(uuid.NewV7())
+		objs[i] = store.Object{ID: id, TenantID: tenantID, Key: blob.ObjectKey(tenantID, id)}
+	}
+	if err := a.store.ObjectsInsertPending(ctx, objs); err != nil {
+		return nil, err
+	}
+	type result struct {
+		i    int
+		info blob.Info
+		err  error
+	}
+	work := make(chan int)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := range work {
+				info, err := a.putImportMedia(ctx, objs[i].Key, missing[i].sha, opts.Open)
+				results <- result{i, info, err}
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for i := range missing {
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	var errs []error
+	done := 0
+	for r := range results {
+		done++
+		if r.err != nil {
+			errs = append(errs, r.err)
+		} else {
+			out[missing[r.i]] = upload{objectID: objs[r.i].ID, key: objs[r.i].Key, info: r.info}
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, len(missing))
+		}
+	}
+	if err := ctx.Err(); err == nil && len(errs) == 0 {
+		return out, nil
+	}
+	ids := make([]uuid.UUID, len(objs))
+	for i, o := range objs {
+		ids[i] = o.ID
+	}
+	bg := context.WithoutCancel(ctx)
+	for _, u := range out {
+		_ = a.blob.Delete(bg, u.key)
+	}
+	_ = a.store.ObjectsMarkGarbage(bg, ids)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("nothing was imported: %d media file(s) could not be stored, the first: %w", len(errs), errs[0])
+}
+
+func (a *App) putImportMedia(ctx context.Context, key, sum string, open func(string) (io.ReadCloser, error)) (blob.Info, error) {
+	rc, err := open(sum)
+	if err != nil {
+		return blob.Info{}, fmt.Errorf("media %s: %w", sum, err)
+	}
+	defer rc.Close()
+	info, err := a.blob.Put(ctx, key, rc)
+	if err != nil {
+		return blob.Info{}, fmt.Errorf("media %s: %w", sum, err)
+	}
+	if info.SHA256 != sum {
+		_ = a.blob.Delete(context.WithoutCancel(ctx), key)
+		return blob.Info{}, fmt.Errorf("media %s changed while it was imported (it now has SHA-256 %s); check the capsule and import again", sum, info.SHA256)
+	}
+	return info, nil
+}
+
+// importOne imports one collection inside the import's transaction.
+func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection,
+	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) error {
+	out := ImportOutcome{ID: it.ID, Label: it.Label}
+	link := func(id uuid.UUID, reason string) error {
+		created, err := tx.TenantCollectionSaveAt(ctx, tenantID, id, it.SavedAt)
+		if err != nil {
+			return err
+		}
+		out.ID = id
+		if created {
+			out.Reason = reason
+			rep.Linked = append(rep.Linked, out)
+		} else {
+			out.Reason = "saved in this archive already"
+			rep.Skipped = append(rep.Skipped, out)
+		}
+		return nil
+	}
+	exists, err := tx.CollectionExists(ctx, it.ID)
+	if err != nil {
+		return err
+	}
+	if exists {
+		return link(it.ID, "on this instance already; its content was left as it is")
+	}
+	coll := identityOf(it, tenantID)
+	if other, err := tx.CollectionGetByIdentity(ctx, coll); err == nil {
+		return link(other.ID, fmt.Sprintf("the same post is on this instance as %s; its content was left as it is", other.ID))
+	} else if !isNotFound(err) {
+		return err
+	}
+
+	first := it.Revisions[0].CapturedAt
+	if first.IsZero() {
+		first = it.SavedAt
+	}
+	if err := tx.CollectionInsertAt(ctx, coll, first); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return errorf(ErrInvalid, "%s: collection id %s is taken on this instance by content this tenant cannot see; nothing was imported", it.Label, it.ID)
+		}
+		return err
+	}
+	sc := scopeOf(it.Visibility, tenantID)
+	byHash := map[string]uuid.UUID{}
+	var current uuid.UUID
+	for _, r := range it.Revisions {
+		at := r.CapturedAt
+		if at.IsZero() {
+			at = it.SavedAt
+		}
+		doc := importContent(r, coll.SourceURL)
+		body, err := json.Marshal(doc)
+		if err != nil {
+			return fmt.Errorf("app: import %s: %w", it.Label, err)
+		}
+		sum := sha256.Sum256(body)
+		hash := hex.EncodeToString(sum[:])
+		if id, ok := byHash[hash]; ok {
+			current = id // the same content twice in the history
+			continue
+		}
+		revID := uuid.Must(uuid.NewV7())
+		capture, err := tx.CaptureInsertFinished(ctx, store.Capture{
+			CollectionID: coll.ID, TenantID: tenantID, Visibility: coll.Visibility, DataScope: coll.DataScope,
+			AccessScope: coll.AccessScope, AdapterID: coll.AdapterID, Provider: store.ProviderCapsule,
+		}, revID, at)
+		if err != nil {
+			return err
+		}
+		pos := 0
+		addAsset := func(as store.Asset, sha string) error {
+			blobID, size, err := a.importBlob(ctx, tx, tenantID, sc, sha, as.Mime, coll.Visibility, uploads, blobs, rep)
+			if err != nil {
+				return err
+			}
+			as.CaptureID, as.DataScope, as.Visibility, as.Position, as.BlobID, as.Size = capture.ID, coll.DataScope, coll.Visibility, pos, &blobID, size
+			pos++
+			return tx.AssetInsertStored(ctx, as)
+		}
+		for _, m := range r.Media {
+			if err := addAsset(store.Asset{SourceURL: m.SourceURL, Kind: m.Kind, Mime: m.Mime, Width: m.Width, Height: m.Height,
+				DurationMS: m.DurationMS, Alt: m.Alt, Sensitive: m.Sensitive}, m.SHA256); err != nil {
+				return err
+			}
+		}
+		for _, e := range r.Graph.Entities {
+			for _, res := range e.Resources {
+				if err := addAsset(store.Asset{Purpose: res.Purpose, EntityKey: e.Key, Kind: res.Kind, Mime: res.Mime}, res.SHA256); err != nil {
+					return err
+				}
+			}
+		}
+		rev, err := tx.RevisionInsertAt(ctx, store.Revision{
+			ID: revID, CollectionID: coll.ID, DataScope: coll.DataScope, Visibility: coll.Visibility,
+			CaptureID: capture.ID, ContentHash: hash, Content: body,
+		}, at)
+		if err != nil {
+			return err
+		}
+		st := staged{Graph: stagedGraph{Root: doc.Graph.Root}}
+		for _, e := range doc.Graph.Entities {
+			st.Graph.Entities = append(st.Graph.Entities, stagedEntity{Key: e.Key, Schema: "{}"})
+		}
+		if err := a.storeGraph(ctx, tx, capture, coll, rev, st, doc); err != nil {
+			return err
+		}
+		byHash[hash] = rev.ID
+		current = rev.ID
+	}
+	if err := tx.CollectionSetCurrent(ctx, coll.ID, current); err != nil {
+		return err
+	}
+	if _, err := tx.TenantCollectionSaveAt(ctx, tenantID, coll.ID, it.SavedAt); err != nil {
+		return err
+	}
+	rep.Created = append(rep.Created, out)
+	return nil
+}
+
+// importBlob finds or records the blob of some content in the import's
+// scope, under the same lock as downloads take.
+func (a *App) importBlob(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, sc importScope, sha, mime, visibility string,
+	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) (uuid.UUID, int64, error) {
+	k := scopedSHA{sc, sha}
+	if b, ok := blobs[k]; ok {
+		return b.ID, b.Size, nil
+	}
+	if err := tx.BlobLock(ctx, sc.data, sc.access, sha); err != nil {
+		return uuid.Nil, 0, err
+	}
+	up, uploaded := uploads[k]
+	existing, err := tx.BlobGetByHash(ctx, sc.data, sc.access, sha)
+	switch {
+	case err == nil:
+		if uploaded { // stored meanwhile by someone else: ours is a duplicate
+			if err := tx.ObjectSetState(ctx, up.objectID, store.ObjectGarbage, up.info.Size, sha); err != nil {
+				return uuid.Nil, 0, err
+			}
+		}
+		rep.ReusedFiles++
+		blobs[k] = existing
+		return existing.ID, existing.Size, nil
+	case !isNotFound(err):
+		return uuid.Nil, 0, err
+	}
+	if !uploaded {
+		if !rep.DryRun {
+			return uuid.Nil, 0, fmt.Errorf("media %s disappeared from this instance during the import; run the import again", sha)
+		}
+		// A dry run pretends, inside the transaction it rolls back.
+		id := uuid.Must(uuid.NewV7())
+		up = upload{objectID: id, key: blob.ObjectKey(tenantID, id), info: blob.Info{SHA256: sha}}
+		if err := tx.ObjectInsertPending(ctx, store.Object{ID: id, TenantID: tenantID, Key: up.key}); err != nil {
+			return uuid.Nil, 0, err
+		}
+	}
+	if err := tx.ObjectSetState(ctx, up.objectID, store.ObjectAttached, up.info.Size, sha); err != nil {
+		return uuid.Nil, 0, err
+	}
+	b, err := tx.BlobInsert(ctx, store.Blob{DataScope: sc.data, AccessScope: sc.access, Visibility: visibility, SHA256: sha,
+		Size: up.info.Size, Mime: mime, ObjectID: up.objectID, TenantID: tenantID})
+	if err != nil {
+		return uuid.Nil, 0, err
+	}
+	rep.UploadedFiles++
+	rep.UploadedBytes += up.info.Size
+	blobs[k] = b
+	return b.ID, b.Size, nil
+}
+
+// importContent builds a revision's content the way finalize does, so a
+// collection exported and imported again has the same content.
+func importContent(r ImportRevision, sourceURL string) contentDoc {
+	doc := contentDoc{
+		Text: r.Text, TextKind: r.TextKind, Summary: r.Summary, AuthorName: r.AuthorName, PublishedAt: r.PublishedAt,
+		SourceURL: sourceURL, Media: []contentMedia{},
+		Graph: contentGraph{Root: r.Graph.Root, Entities: []contentEntity{}, Relations: r.Graph.Relations},
+	}
+	if doc.TextKind == "" {
+		doc.TextKind = "plain"
+	}
+	if doc.Graph.Relations == nil {
+		doc.Graph.Relations = []RelationView{}
+	}
+	for _, m := range r.Media {
+		doc.Media = append(doc.Media, contentMedia{SHA256: m.SHA256, Kind: m.Kind, Mime: m.Mime, Size: m.Size, Width: m.Width,
+			Height: m.Height, DurationMS: m.DurationMS, Alt: m.Alt, Sensitive: m.Sensitive})
+	}
+	for _, e := range r.Graph.Entities {
+		ce := contentEntity{Key: e.Key, Type: e.Type, ExternalID: e.ExternalID, Data: e.Data}
+		if len(ce.Data) == 0 {
+			ce.Data = json.RawMessage("{}")
+		}
+		for _, res := range e.Resources {
+			ce.Resources = append(ce.Resources, contentResource{Purpose: res.Purpose, SHA256: res.SHA256, Kind: res.Kind, Mime: res.Mime, Size: res.Size})
+		}
+		doc.Graph.Entities = append(doc.Graph.Entities, ce)
+	}
+	return doc
+}

@@ -1,0 +1,553 @@
+// Package build turns a checked capsule into a static website: one
+// pre-rendered page per collection, paginated indexes newest first, a page
+// per author and per tag, the media, an Atom feed, sitemap.xml, robots.txt,
+// 404.html and a client-side search index. Pages are rendered with the
+// templates of internal/web and link to each other with relative
+// addresses, so the site works from any folder of any host, and loads
+// nothing from any other host.
+package build
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/monitorhq/monitor/internal/capsule"
+	"github.com/monitorhq/monitor/internal/capsule/check"
+	"github.com/monitorhq/monitor/internal/web"
+)
+
+// marker marks a folder as a site this package wrote, which a new build
+// may replace.
+const marker = ".monitor-build"
+
+// DefaultPageSize is how many posts an index page lists.
+const DefaultPageSize = 20
+
+// feedEntries is how many posts the Atom feed carries.
+const feedEntries = 50
+
+// Options say where the site goes and where it will be served.
+type Options struct {
+	// Out is the folder to write; it may be missing, empty, or an earlier
+	// build.
+	Out string
+	// BaseURL is where the site is served: a path ("/", "/archive/") or a
+	// full address, which makes feed and sitemap links absolute.
+	BaseURL string
+	// PageSize is how many posts an index page lists (0: DefaultPageSize).
+	PageSize int
+	// Now dates the feed when no post does (nil: time.Now).
+	Now func() time.Time
+	// Progress, when set, is called after each collection page.
+	Progress func(done, total int)
+}
+
+// Stats say what a build wrote.
+type Stats struct {
+	Collections int
+	Pages       int
+	Files       int
+	Bytes       int64
+}
+
+// site is one build in progress.
+type site struct {
+	src      *capsule.Source
+	r        *web.Renderer
+	root     string // staging folder
+	info     web.SiteInfo
+	basePath string
+	absBase  string // "" when the base URL is only a path
+	stats    Stats
+	media    map[string]string // output path → capsule path
+	urls     []string          // pages for the sitemap, from the root
+}
+
+// Build writes the site for a capsule that check found free of errors.
+func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Options) (Stats, error) {
+	if err := res.Err(); err != nil {
+		return Stats{}, fmt.Errorf("build: %w", err)
+	}
+	if opts.Out == "" {
+		return Stats{}, errors.New("build: name the output folder with -o")
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	basePath, absBase, err := parseBase(opts.BaseURL)
+	if err != nil {
+		return Stats{}, err
+	}
+	if err := checkOut(opts.Out); err != nil {
+		return Stats{}, err
+	}
+	r, err := web.New()
+	if err != nil {
+		return Stats{}, err
+	}
+	parent := filepath.Dir(filepath.Clean(opts.Out))
+	staging, err := os.MkdirTemp(parent, "."+filepath.Base(opts.Out)+".staging-")
+	if err != nil {
+		return Stats{}, fmt.Errorf("build: cannot stage beside %s: %w", opts.Out, err)
+	}
+	defer os.RemoveAll(staging)
+
+	man := res.Manifest
+	s := &site{src: src, r: r, root: staging, basePath: basePath, absBase: absBase, media: map[string]string{},
+		info: web.SiteInfo{Title: man.Site.Title, Description: man.Site.Description, Language: man.Site.Language, Feed: "feed.xml"}}
+	if s.info.Title == "" {
+		s.info.Title = "Archive"
+		if man.Owner.Name != "" {
+			s.info.Title = man.Owner.Name + " — archive"
+		}
+	}
+
+	posts := make([]*post, 0, len(res.Entries))
+	for _, e := range res.Entries {
+		posts = append(posts, s.post(e))
+	}
+	sort.SliceStable(posts, func(i, j int) bool {
+		if !posts[i].Date.Equal(posts[j].Date) {
+			return posts[i].Date.After(posts[j].Date)
+		}
+		return posts[i].ID > posts[j].ID
+	})
+
+	for i, p := range posts {
+		if err := ctx.Err(); err != nil {
+			return Stats{}, err
+		}
+		pg := &web.Page{Site: s.info, Title: p.Title, Nav: "home", Post: p.Post}
+		if err := s.page(p.URL+"index.html", "post.html", pg); err != nil {
+			return Stats{}, err
+		}
+		s.stats.Collections++
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(posts))
+		}
+	}
+	if err := s.lists(posts, opts.PageSize); err != nil {
+		return Stats{}, err
+	}
+	if err := s.extras(posts, opts.Now); err != nil {
+		return Stats{}, err
+	}
+	if err := s.copyMedia(ctx); err != nil {
+		return Stats{}, err
+	}
+	if err := s.write(marker, []byte("Written by monitor build; the next build replaces this folder.\n")); err != nil {
+		return Stats{}, err
+	}
+	if err := swap(staging, opts.Out); err != nil {
+		return Stats{}, err
+	}
+	return s.stats, nil
+}
+
+// parseBase splits the base URL into the path pages are served under and,
+// when it is a full address, its absolute form.
+func parseBase(base string) (basePath, abs string, err error) {
+	if base == "" {
+		base = "/"
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") || (u.Scheme != "" && u.Host == "") {
+		return "", "", fmt.Errorf("build: --base-url %q must be a path such as / or an address such as https://example.org/archive/", base)
+	}
+	p := u.Path
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	if u.Scheme != "" {
+		u.Path, u.RawQuery, u.Fragment = p, "", ""
+		abs = u.String()
+	}
+	return p, abs, nil
+}
+
+// checkOut accepts a missing folder, an empty one, or an earlier build.
+func checkOut(out string) error {
+	st, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("build: %s is a file; name a folder with -o", out)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(out, marker)); err == nil {
+		return nil
+	}
+	return fmt.Errorf("build: %s is not empty and is not an earlier build; choose another -o or empty it first", out)
+}
+
+// swap moves the staged site into place, replacing an earlier build.
+func swap(staging, out string) error {
+	if err := os.Chmod(staging, 0o755); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	old := ""
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		old = out + ".old-" + filepath.Base(staging)
+		if err := os.Rename(out, old); err != nil {
+			return fmt.Errorf("build: move the earlier build away: %w", err)
+		}
+	}
+	if err := os.Rename(staging, out); err != nil {
+		if old != "" {
+			_ = os.Rename(old, out)
+		}
+		return fmt.Errorf("build: move the site into place: %w", err)
+	}
+	if old != "" {
+		_ = os.RemoveAll(old)
+	}
+	return nil
+}
+
+// post is a page's post with what lists and the feed also need.
+type post struct {
+	*web.Post
+	c      *capsule.Collection
+	author string // the author's slug
+}
+
+func (s *site) post(e check.Entry) *post {
+	c := e.Collection
+	date := c.SavedAt
+	if c.PublishedAt != nil {
+		date = *c.PublishedAt
+	}
+	p := &web.Post{
+		ID: c.ID, URL: "c/" + c.ID + "/", Date: date, Saved: c.SavedAt, Source: c.URL, Platform: c.Platform,
+		Body: web.TextHTML(c.TextKind, c.Text), Excerpt: excerpt(c.Text, 300), Sensitive: c.Sensitive,
+	}
+	name := c.Author.Name
+	if name == "" {
+		name = c.Author.Handle
+	}
+	if name == "" {
+		name = "Unknown author"
+	}
+	p.Title = c.Summary
+	if t := excerpt(c.Text, 70); t != "" {
+		p.Title = name + ": " + t
+	}
+	if p.Title == "" {
+		p.Title = name
+	}
+	slug := slugify(c.Author.Handle)
+	if slug == "" {
+		slug = slugify(name)
+	}
+	p.Author = web.Author{Name: name, Handle: c.Author.Handle, URL: "authors/" + slug + "/", Profile: c.Author.URL}
+	authorKey := related(&c.Graph, c.Graph.Root, "authored_by")
+	if av := s.resource(&c.Graph, authorKey, "avatar"); av != "" {
+		p.Author.Avatar = av
+	}
+	for i, m := range c.Media {
+		p.Media = append(p.Media, s.mediaItem(m.SHA256, m.Mime, m.File, m.Kind, m.Alt, m.Width, m.Height, m.Sensitive || c.Sensitive, fmt.Sprint(i)))
+	}
+	seen := map[string]bool{}
+	for _, t := range c.Tags {
+		ts := slugify(t)
+		if ts == "" || seen[ts] {
+			continue
+		}
+		seen[ts] = true
+		p.Tags = append(p.Tags, web.Link{Name: t, URL: "tags/" + ts + "/"})
+	}
+	if q := related(&c.Graph, c.Graph.Root, "quotes"); q != "" {
+		p.Quoted = s.quote(&c, q)
+	}
+	return &post{Post: p, c: &c, author: slug}
+}
+
+func (s *site) mediaItem(sha, mime, file, kind, alt string, w, h int, sensitive bool, id string) web.Media {
+	out := capsule.FilePath(sha, mime)
+	s.media[out] = file
+	return web.Media{URL: out, Kind: kind, Mime: mime, Alt: alt, Width: w, Height: h, Sensitive: sensitive, ID: id}
+}
+
+// related is the key of the entity a relation leads to from key.
+func related(g *capsule.Graph, key, relation string) string {
+	for _, r := range g.Relations {
+		if r.From == key && r.Relation == relation {
+			return r.To
+		}
+	}
+	return ""
+}
+
+func entity(g *capsule.Graph, key string) *capsule.Entity {
+	for i := range g.Entities {
+		if g.Entities[i].Key == key {
+			return &g.Entities[i]
+		}
+	}
+	return nil
+}
+
+// resource is the output path of an entity's first resource with a purpose.
+func (s *site) resource(g *capsule.Graph, key, purpose string) string {
+	e := entity(g, key)
+	if e == nil {
+		return ""
+	}
+	for _, r := range e.Resources {
+		if r.Purpose == purpose && r.Kind == "image" {
+			out := capsule.FilePath(r.SHA256, r.Mime)
+			s.media[out] = r.File
+			return out
+		}
+	}
+	return ""
+}
+
+func (s *site) quote(c *capsule.Collection, key string) *web.Quote {
+	e := entity(&c.Graph, key)
+	if e == nil {
+		return nil
+	}
+	var data struct {
+		Text string `json:"text"`
+		URL  string `json:"url"`
+	}
+	_ = json.Unmarshal(e.Data, &data)
+	q := &web.Quote{Body: web.PlainHTML(data.Text), Source: data.URL}
+	if a := entity(&c.Graph, related(&c.Graph, key, "authored_by")); a != nil {
+		var prof struct {
+			Name   string `json:"name"`
+			Handle string `json:"handle"`
+		}
+		_ = json.Unmarshal(a.Data, &prof)
+		q.Author = prof.Name
+		if prof.Handle != "" {
+			q.Author += " @" + prof.Handle
+		}
+	}
+	for i, r := range e.Resources {
+		if r.Purpose == "avatar" || r.Purpose == "banner" {
+			continue
+		}
+		q.Media = append(q.Media, s.mediaItem(r.SHA256, r.Mime, r.File, r.Kind, "", 0, 0, c.Sensitive, fmt.Sprintf("q%d", i)))
+	}
+	return q
+}
+
+// lists writes the home index, the author and tag pages and directories.
+func (s *site) lists(posts []*post, size int) error {
+	if err := s.paginate("", "", "", "home", posts, size); err != nil {
+		return err
+	}
+	byAuthor := map[string][]*post{}
+	authorName := map[string]string{}
+	byTag := map[string][]*post{}
+	tagName := map[string]string{}
+	for _, p := range posts {
+		byAuthor[p.author] = append(byAuthor[p.author], p)
+		if _, ok := authorName[p.author]; !ok {
+			authorName[p.author] = p.Author.Name
+		}
+		for _, t := range p.Tags {
+			slug := strings.TrimSuffix(strings.TrimPrefix(t.URL, "tags/"), "/")
+			byTag[slug] = append(byTag[slug], p)
+			if _, ok := tagName[slug]; !ok {
+				tagName[slug] = t.Name
+			}
+		}
+	}
+	var authors, tags []web.Link
+	for slug, ps := range byAuthor {
+		name := authorName[slug]
+		if h := ps[0].Author.Handle; h != "" {
+			name += " (@" + h + ")"
+		}
+		if err := s.paginate("authors/"+slug+"/", "Posts by "+name, "", "authors", ps, size); err != nil {
+			return err
+		}
+		authors = append(authors, web.Link{Name: name, URL: "authors/" + slug + "/", Count: len(ps)})
+	}
+	for slug, ps := range byTag {
+		if err := s.paginate("tags/"+slug+"/", "#"+tagName[slug], "", "tags", ps, size); err != nil {
+			return err
+		}
+		tags = append(tags, web.Link{Name: "#" + tagName[slug], URL: "tags/" + slug + "/", Count: len(ps)})
+	}
+	byName := func(l []web.Link) {
+		sort.Slice(l, func(i, j int) bool { return strings.ToLower(l[i].Name) < strings.ToLower(l[j].Name) })
+	}
+	byName(authors)
+	byName(tags)
+	if err := s.page("authors/index.html", "terms.html", &web.Page{Site: s.info, Title: "Authors", Nav: "authors", Terms: authors}); err != nil {
+		return err
+	}
+	return s.page("tags/index.html", "terms.html", &web.Page{Site: s.info, Title: "Tags", Nav: "tags", Terms: tags})
+}
+
+// paginate writes a list of posts as prefix/index.html and
+// prefix/page/N/index.html.
+func (s *site) paginate(prefix, heading, intro, nav string, posts []*post, size int) error {
+	pages := max(1, (len(posts)+size-1)/size)
+	url := func(n int) string {
+		if n == 1 {
+			return prefix
+		}
+		return fmt.Sprintf("%spage/%d/", prefix, n)
+	}
+	for n := 1; n <= pages; n++ {
+		list := &web.PostList{Heading: heading, Intro: intro, Page: n, Pages: pages}
+		for _, p := range posts[(n-1)*size : min(n*size, len(posts))] {
+			list.Posts = append(list.Posts, p.Post)
+		}
+		if n > 1 {
+			list.Prev = url(n - 1)
+		}
+		if n < pages {
+			list.Next = url(n + 1)
+		}
+		title := heading
+		if n > 1 {
+			title = fmt.Sprintf("%s page %d", strings.TrimSpace(heading), n)
+		}
+		if err := s.page(url(n)+"index.html", "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// page renders one page at a path from the site root.
+func (s *site) page(rel, tmpl string, pg *web.Page) error {
+	if pg.Root == "" {
+		pg.Root = strings.Repeat("../", strings.Count(rel, "/"))
+	}
+	dir := strings.TrimSuffix(rel, "index.html")
+	if s.absBase != "" && tmpl != "404.html" {
+		pg.Canonical = s.absBase + dir
+	}
+	var b strings.Builder
+	if err := s.r.Render(&b, tmpl, pg); err != nil {
+		return err
+	}
+	if tmpl != "404.html" && tmpl != "search.html" {
+		s.urls = append(s.urls, dir)
+	}
+	s.stats.Pages++
+	return s.write(rel, []byte(b.String()))
+}
+
+func (s *site) write(rel string, data []byte) error {
+	p := filepath.Join(s.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	s.stats.Files++
+	s.stats.Bytes += int64(len(data))
+	return nil
+}
+
+func (s *site) copyMedia(ctx context.Context) error {
+	outs := make([]string, 0, len(s.media))
+	for out := range s.media {
+		outs = append(outs, out)
+	}
+	sort.Strings(outs)
+	for _, out := range outs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		in, err := s.src.OpenFile(s.media[out])
+		if err != nil {
+			return fmt.Errorf("build: %s: %w", s.media[out], err)
+		}
+		p := filepath.Join(s.root, filepath.FromSlash(out))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			in.Close()
+			return fmt.Errorf("build: %w", err)
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			in.Close()
+			return fmt.Errorf("build: %w", err)
+		}
+		n, err := io.Copy(f, in)
+		in.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("build: copy %s: %w", s.media[out], err)
+		}
+		s.stats.Files++
+		s.stats.Bytes += n
+	}
+	return nil
+}
+
+// link is a page's address for the feed and sitemap: absolute when the
+// base URL is, else a path under the base path.
+func (s *site) link(rel string) string {
+	if s.absBase != "" {
+		return s.absBase + rel
+	}
+	return s.basePath + rel
+}
+
+func excerpt(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	r := []rune(text)
+	if len(r) <= n {
+		return text
+	}
+	return strings.TrimSpace(string(r[:n])) + "…"
+}
+
+// slugify makes a path segment of a name: lowercase letters and digits
+// joined by dashes.
+func slugify(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	out := []rune(b.String())
+	if len(out) > 80 {
+		out = out[:80]
+	}
+	return strings.Trim(string(out), "-.")
+}

@@ -1,0 +1,451 @@
+// Package export writes a tenant's archive as a capsule: a dump of the
+// store and the blob store into the capsule v1 layout, staged beside the
+// output and moved into place only when everything was written.
+package export
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/capsule"
+)
+
+// Options say what to export and where.
+type Options struct {
+	TenantID   uuid.UUID
+	TenantName string
+	// Out is the capsule folder to create, or the zip file with Zip. It
+	// must not exist, or be an empty folder.
+	Out            string
+	Zip            bool
+	IncludePrivate bool
+	History        bool
+	// Generator names this program in the manifest.
+	Generator string
+	// Now is the export time (nil: time.Now).
+	Now func() time.Time
+	// Progress, when set, is called after each collection.
+	Progress func(done, total int)
+}
+
+// Result says what an export wrote.
+type Result struct {
+	Path        string
+	Collections int
+	// Skipped counts collections left out: private ones (without
+	// IncludePrivate) and ones with no completed capture yet.
+	Skipped int
+	Files   int
+	// Bytes is the capsule's size: every file written.
+	Bytes int64
+}
+
+// MissingMedia is a media file the export could not read.
+type MissingMedia struct {
+	SHA256 string
+	// Path is the collection file that references it.
+	Path string
+	Err  error
+}
+
+// MediaError fails an export whose media could not all be read; Missing
+// lists every one. Nothing is written then.
+type MediaError struct {
+	Missing []MissingMedia
+}
+
+// Error says how many media could not be read, naming the first.
+func (e *MediaError) Error() string {
+	m := e.Missing[0]
+	return fmt.Sprintf("could not read %d media file(s), so no capsule was written; the first: %s (in %s): %v",
+		len(e.Missing), m.SHA256, m.Path, m.Err)
+}
+
+// Export writes the tenant's archive as a capsule.
+func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
+	res := Result{Path: opts.Out}
+	if err := checkOut(opts.Out, opts.Zip); err != nil {
+		return res, err
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	parent := filepath.Dir(filepath.Clean(opts.Out))
+	staging, err := os.MkdirTemp(parent, "."+filepath.Base(opts.Out)+".staging-")
+	if err != nil {
+		return res, fmt.Errorf("export: cannot stage beside %s: %w", opts.Out, err)
+	}
+	defer os.RemoveAll(staging)
+
+	total, err := a.CountCollections(ctx, opts.TenantID)
+	if err != nil {
+		return res, err
+	}
+	w := &writer{root: staging, written: map[string]bool{}}
+	var missing []MissingMedia
+	paths := map[string]string{} // path → collection id, to keep names unique
+	res.Skipped, err = a.ExportCollections(ctx, opts.TenantID, app.ExportOptions{IncludePrivate: opts.IncludePrivate, History: opts.History},
+		func(ec app.ExportedCollection) error {
+			c := FromExported(ec)
+			p := capsule.CollectionPath(&c)
+			if other, taken := paths[p]; taken && other != c.ID {
+				p = strings.TrimSuffix(p, ".md") + "-" + c.ID + ".md"
+			}
+			paths[p] = c.ID
+			for _, ref := range refs(&c) {
+				if w.written[ref.file] {
+					continue
+				}
+				if err := w.copyMedia(ctx, a, opts.TenantID, ref); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					missing = append(missing, MissingMedia{SHA256: ref.sha, Path: p, Err: err})
+				}
+			}
+			data, err := capsule.MarshalCollection(&c)
+			if err != nil {
+				return fmt.Errorf("export: %s: %w", p, err)
+			}
+			if err := w.write(p, data); err != nil {
+				return err
+			}
+			res.Collections++
+			if opts.Progress != nil {
+				opts.Progress(res.Collections+res.Skipped, total)
+			}
+			return nil
+		})
+	if err != nil {
+		return res, err
+	}
+	if len(missing) > 0 {
+		return res, &MediaError{Missing: missing}
+	}
+	man := capsule.Manifest{
+		SchemaVersion: capsule.SchemaVersion,
+		Generator:     opts.Generator,
+		ExportedAt:    now().UTC().Truncate(time.Second),
+		Site:          capsule.Site{Title: opts.TenantName + " — archive", Description: "Posts archived with Monitor"},
+		Owner:         capsule.Owner{Name: opts.TenantName},
+	}
+	data, err := capsule.MarshalManifest(&man)
+	if err != nil {
+		return res, err
+	}
+	if err := w.write(capsule.ManifestName, data); err != nil {
+		return res, err
+	}
+	res.Files, res.Bytes = w.files, w.bytes
+	if opts.Zip {
+		tmp, err := zipDir(staging, parent, filepath.Base(opts.Out), man.ExportedAt)
+		if err != nil {
+			return res, err
+		}
+		if err := os.Rename(tmp, opts.Out); err != nil {
+			_ = os.Remove(tmp)
+			return res, fmt.Errorf("export: %w", err)
+		}
+		if st, err := os.Stat(opts.Out); err == nil {
+			res.Bytes = st.Size()
+		}
+		return res, nil
+	}
+	if err := os.Chmod(staging, 0o755); err != nil {
+		return res, fmt.Errorf("export: %w", err)
+	}
+	if err := os.Rename(staging, opts.Out); err != nil {
+		return res, fmt.Errorf("export: move the capsule into place: %w", err)
+	}
+	return res, nil
+}
+
+// checkOut refuses an output that exists, unless it is an empty folder.
+func checkOut(out string, zip bool) error {
+	if out == "" {
+		return errors.New("export: name the output with -o")
+	}
+	st, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("export: %s exists already; choose another -o or remove it", out)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("export: %s is not empty; choose another -o or empty it first", out)
+	}
+	if zip {
+		return fmt.Errorf("export: %s is a folder; name a .zip file with -o", out)
+	}
+	return nil // renaming the staged folder replaces the empty one
+}
+
+type mediaRef struct {
+	sha, file string
+}
+
+func refs(c *capsule.Collection) []mediaRef {
+	var out []mediaRef
+	for _, f := range c.Files() {
+		out = append(out, mediaRef{sha: f.SHA256, file: f.File})
+	}
+	return out
+}
+
+type writer struct {
+	root    string
+	written map[string]bool
+	files   int
+	bytes   int64
+}
+
+func (w *writer) write(name string, data []byte) error {
+	p := filepath.Join(w.root, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	w.written[name] = true
+	w.files++
+	w.bytes += int64(len(data))
+	return nil
+}
+
+func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, ref mediaRef) error {
+	rc, _, err := a.OpenMedia(ctx, tenantID, ref.sha, nil)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	p := filepath.Join(w.root, filepath.FromSlash(ref.file))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(f, rc)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(p)
+		return err
+	}
+	w.written[ref.file] = true
+	w.files++
+	w.bytes += n
+	return nil
+}
+
+// zipDir packs a staged capsule into a zip file beside its destination,
+// entries sorted and dated at the export time, and returns its path.
+func zipDir(dir, parent, base string, at time.Time) (string, error) {
+	var names []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		names = append(names, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	sort.Strings(names)
+	tmp, err := os.CreateTemp(parent, "."+base+".staging-*.zip")
+	if err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	fail := func(err error) (string, error) {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return "", fmt.Errorf("export: write zip: %w", err)
+	}
+	zw := zip.NewWriter(tmp)
+	for _, name := range names {
+		method := zip.Deflate
+		if strings.HasPrefix(name, capsule.FilesDir+"/") {
+			method = zip.Store // media are compressed already
+		}
+		hw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method, Modified: at})
+		if err != nil {
+			return fail(err)
+		}
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			return fail(err)
+		}
+		_, err = io.Copy(hw, f)
+		_ = f.Close()
+		if err != nil {
+			return fail(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	return tmp.Name(), nil
+}
+
+// FromExported turns an exported collection into its capsule form.
+func FromExported(ec app.ExportedCollection) capsule.Collection {
+	cur := ec.Current
+	c := capsule.Collection{
+		ID: ec.ID.String(), Platform: ec.Platform, Kind: ec.EntityType, ObjectScope: ec.ObjectScope,
+		ExternalID: ec.ExternalID, URL: ec.SourceURL, Visibility: ec.Visibility, SavedAt: ec.SavedAt.UTC(),
+		PublishedAt: utcPtr(cur.PublishedAt), CapturedAt: cur.CreatedAt.UTC(),
+		Summary: cur.Summary, TextKind: cur.TextKind, Text: cur.Text,
+		Media: media(cur), Graph: graph(cur.Graph),
+	}
+	c.Author = author(cur)
+	c.Tags = Hashtags(cur.Text)
+	for _, m := range c.Media {
+		c.Sensitive = c.Sensitive || m.Sensitive
+	}
+	if root := rootData(cur.Graph); root != nil {
+		if s, ok := root["sensitive"].(bool); ok && s {
+			c.Sensitive = true
+		}
+	}
+	for _, h := range ec.History {
+		c.History = append(c.History, capsule.Revision{
+			CapturedAt: h.CreatedAt.UTC(), PublishedAt: utcPtr(h.PublishedAt), AuthorName: h.AuthorName,
+			Summary: h.Summary, TextKind: h.TextKind, Media: media(h), Graph: graph(h.Graph), Text: h.Text,
+		})
+	}
+	return c
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func media(r app.ExportedRevision) []capsule.Media {
+	var out []capsule.Media
+	for i, m := range r.Media {
+		cm := capsule.Media{File: capsule.FilePath(m.SHA256, m.Mime), SHA256: m.SHA256, Kind: m.Kind, Mime: m.Mime, Size: m.Size,
+			Width: m.Width, Height: m.Height, DurationMS: m.DurationMS, Alt: m.Alt, Sensitive: m.Sensitive}
+		if i < len(r.MediaSources) {
+			cm.SourceURL = r.MediaSources[i]
+		}
+		out = append(out, cm)
+	}
+	return out
+}
+
+func graph(g app.GraphView) capsule.Graph {
+	out := capsule.Graph{Root: g.Root}
+	for _, e := range g.Entities {
+		ce := capsule.Entity{Key: e.Key, Type: e.Type, ExternalID: e.ExternalID, Data: e.Data}
+		for _, r := range e.Resources {
+			ce.Resources = append(ce.Resources, capsule.Resource{Purpose: r.Purpose, File: capsule.FilePath(r.SHA256, r.Mime),
+				SHA256: r.SHA256, Kind: r.Kind, Mime: r.Mime, Size: r.Size})
+		}
+		out.Entities = append(out.Entities, ce)
+	}
+	for _, r := range g.Relations {
+		out.Relations = append(out.Relations, capsule.Relation{From: r.From, Relation: r.Relation, To: r.To})
+	}
+	return out
+}
+
+func entityData(g app.GraphView, key string) map[string]any {
+	for _, e := range g.Entities {
+		if e.Key == key {
+			var m map[string]any
+			if json.Unmarshal(e.Data, &m) == nil {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+func rootData(g app.GraphView) map[string]any { return entityData(g, g.Root) }
+
+// author names the post's author, with the handle and profile address
+// found in the graph (the root's authored_by entity, or the root itself
+// when it is a profile).
+func author(r app.ExportedRevision) capsule.Author {
+	a := capsule.Author{Name: r.AuthorName}
+	var data map[string]any
+	for _, rel := range r.Graph.Relations {
+		if rel.From == r.Graph.Root && rel.Relation == "authored_by" {
+			data = entityData(r.Graph, rel.To)
+			break
+		}
+	}
+	if data == nil && strings.HasSuffix(rootType(r.Graph), ".profile") {
+		data = rootData(r.Graph)
+	}
+	if data != nil {
+		a.Handle, _ = data["handle"].(string)
+		a.URL, _ = data["url"].(string)
+		if a.Name == "" {
+			a.Name, _ = data["name"].(string)
+		}
+	}
+	return a
+}
+
+func rootType(g app.GraphView) string {
+	for _, e := range g.Entities {
+		if e.Key == g.Root {
+			return e.Type
+		}
+	}
+	return ""
+}
+
+var hashtag = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_&/])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)`)
+
+// Hashtags are the tags an export gives a post: the distinct #hashtags of
+// its text, lowercased and sorted.
+func Hashtags(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range hashtag.FindAllStringSubmatch(text, -1) {
+		t := strings.ToLower(m[1])
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,137 @@
+package importer_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/capsule"
+	"github.com/monitorhq/monitor/internal/capsule/build"
+	"github.com/monitorhq/monitor/internal/capsule/capsuletest"
+	"github.com/monitorhq/monitor/internal/capsule/check"
+	"github.com/monitorhq/monitor/internal/capsule/export"
+	"github.com/monitorhq/monitor/internal/capsule/importer"
+	"github.com/monitorhq/monitor/internal/store/storetest"
+)
+
+// benchCollections is how many collections the capsule benchmark makes:
+// MONITOR_BENCH_COLLECTIONS, default 1,000 (the issue's figure is 10,000).
+func benchCollections() int {
+	if n, err := strconv.Atoi(os.Getenv("MONITOR_BENCH_COLLECTIONS")); err == nil && n > 0 {
+		return n
+	}
+	return 1000
+}
+
+// generateCapsule writes n collections, each with a short text and one
+// small distinct image.
+func generateCapsule(t testing.TB, dir string, n int) {
+	t.Helper()
+	write := func(name string, data []byte) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+	}
+	man, err := capsule.MarshalManifest(&capsule.Manifest{SchemaVersion: 1, Generator: "bench", Site: capsule.Site{Title: "Bench"}})
+	require.NoError(t, err)
+	write(capsule.ManifestName, man)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	img := make([]byte, 2048)
+	for i := range n {
+		for j := 0; j < len(img); j += 8 {
+			binary.LittleEndian.PutUint64(img[j:], uint64(i)*0x9e3779b97f4a7c15+uint64(j))
+		}
+		sum := sha256.Sum256(img)
+		sha := hex.EncodeToString(sum[:])
+		file := capsule.FilePath(sha, "image/png")
+		write(file, img)
+		ext := strconv.Itoa(1_000_000 + i)
+		published := base.Add(time.Duration(i) * time.Hour)
+		c := capsule.Collection{
+			ID: uuid.NewSHA1(uuid.NameSpaceURL, []byte("bench/"+ext)).String(), Platform: "x", Kind: "x.post", ExternalID: ext,
+			URL: "https://x.com/bench/status/" + ext, Visibility: "public", SavedAt: published.Add(time.Minute), PublishedAt: &published,
+			CapturedAt: published.Add(time.Minute), Author: capsule.Author{Name: "Bench Author", Handle: "bench"},
+			Summary: "Bench Author：post " + ext, Tags: []string{fmt.Sprintf("tag%d", i%50)}, TextKind: "plain",
+			Text:  fmt.Sprintf("Post number %d with a little text to search for. #tag%d", i, i%50),
+			Media: []capsule.Media{{File: file, SHA256: sha, Kind: "image", Mime: "image/png", Size: int64(len(img)), Width: 32, Height: 32}},
+			Graph: capsule.Graph{Root: "post:" + ext, Entities: []capsule.Entity{{Key: "post:" + ext, Type: "x.post", ExternalID: ext,
+				Data: []byte(`{"id":"` + ext + `","text":"Post"}`)}}},
+		}
+		data, err := capsule.MarshalCollection(&c)
+		require.NoError(t, err)
+		write(capsule.CollectionPath(&c), data)
+	}
+}
+
+func dirSize(t testing.TB, dir string) int64 {
+	var n int64
+	require.NoError(t, filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return err
+	}))
+	return n
+}
+
+// BenchmarkCapsule imports a generated capsule into a fresh SQLite
+// instance, exports it again and builds its site, reporting each step in
+// collections per second and the capsule's size. Run it once:
+//
+//	MONITOR_BENCH_COLLECTIONS=10000 go test -run '^$' -bench Capsule -benchtime 1x ./internal/capsule/importer
+func BenchmarkCapsule(b *testing.B) {
+	n := benchCollections()
+	ctx := context.Background()
+	gen := filepath.Join(b.TempDir(), "generated")
+	generateCapsule(b, gen, n)
+	for b.Loop() {
+		in := capsuletest.New(b, storetest.New(b, "sqlite"))
+		tenant := in.Tenant(b, "bench", nil)
+
+		start := time.Now()
+		src, err := capsule.Open(gen)
+		require.NoError(b, err)
+		res, err := check.Run(ctx, src, check.Options{})
+		require.NoError(b, err)
+		require.Zero(b, res.Errors())
+		checked := time.Since(start)
+		rep, err := importer.Import(ctx, in.App, src, res, importer.Options{TenantID: tenant})
+		require.NoError(b, err)
+		require.Len(b, rep.Created, n)
+		imported := time.Since(start)
+		require.NoError(b, src.Close())
+
+		out := filepath.Join(b.TempDir(), "capsule")
+		start = time.Now()
+		ex, err := export.Export(ctx, in.App, export.Options{TenantID: tenant, TenantName: "bench", Out: out})
+		require.NoError(b, err)
+		require.Equal(b, n, ex.Collections)
+		exported := time.Since(start)
+
+		start = time.Now()
+		src, err = capsule.Open(out)
+		require.NoError(b, err)
+		res, err = check.Run(ctx, src, check.Options{})
+		require.NoError(b, err)
+		_, err = build.Build(ctx, src, res, build.Options{Out: filepath.Join(b.TempDir(), "site")})
+		require.NoError(b, err)
+		built := time.Since(start)
+		require.NoError(b, src.Close())
+
+		b.ReportMetric(float64(n)/checked.Seconds(), "check-coll/s")
+		b.ReportMetric(float64(n)/imported.Seconds(), "import-coll/s")
+		b.ReportMetric(float64(n)/exported.Seconds(), "export-coll/s")
+		b.ReportMetric(float64(n)/built.Seconds(), "build-coll/s")
+		b.ReportMetric(float64(dirSize(b, out))/(1<<20), "capsule-MiB")
+	}
+}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// This file holds what capsule import and export need beyond the capture
+// pipeline's statements: rows written with the times a capsule gives, and
+// a few bulk reads.
+
+// ProviderCapsule is the provider of the captures that stand for content
+// imported from a capsule.
+const ProviderCapsule = "capsule"
+
+// SavedCollectionCount counts the collections a tenant saved.
+func (s *Store) SavedCollectionCount(ctx context.Context, tenantID uuid.UUID) (int, error) {
+	var n int
+	err := s.view(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx, `SELECT count(*) FROM tenant_collections WHERE tenant_id = $1`, tenantID).Scan(&n)
+	})
+	return n, wrap(s.d, "count saved collections", err)
+}
+
+// CollectionGetByIdentity finds the collection with c's identity (data
+// scope, platform, access scope, entity type, object scope, external id).
+func (tx *Tx) CollectionGetByIdentity(ctx context.Context, c Collection) (Collection, error) {
+	got, err := scanCollection(tx.tx.QueryRowContext(ctx,
+		`SELECT `+collectionColumns+` FROM collections
+		 WHERE data_scope = $1 AND platform = $2 AND access_scope = $3 AND entity_type = $4 AND object_scope = $5 AND external_id = $6`,
+		c.DataScope, c.Platform, c.AccessScope, c.EntityType, c.ObjectScope, c.ExternalID))
+	return got, wrap(tx.d, "get collection by identity", err)
+}
+
+// CollectionExists reports whether a collection with the id exists among
+// the rows the transaction may see.
+func (tx *Tx) CollectionExists(ctx context.Context, id uuid.UUID) (bool, error) {
+	var n int
+	err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM collections WHERE id = $1`, id).Scan(&n)
+	return n > 0, wrap(tx.d, "look up collection", err)
+}
+
+// CollectionInsertAt creates a collection with the given id and creation
+// time; a taken id or identity is ErrConflict.
+func (tx *Tx) CollectionInsertAt(ctx context.Context, c Collection, at time.Time) error {
+	at = at.UTC().Truncate(time.Microsecond)
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO collections (id, tenant_id, visibility, data_scope, access_scope, platform, entity_type, object_scope,
+			external_id, adapter_id, source_url, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
+		c.ID, c.TenantID, c.Visibility, c.DataScope, c.AccessScope, c.Platform, c.EntityType, c.ObjectScope,
+		c.ExternalID, c.AdapterID, c.SourceURL, at)
+	return wrap(tx.d, "insert collection", err)
+}
+
+// CaptureInsertFinished records a capture that ended complete at the given
+// time with the given revision, as imported content's stand-in for the
+// fetch that produced it. The revision may be inserted later in the same
+// transaction.
+func (tx *Tx) CaptureInsertFinished(ctx context.Context, c Capture, revisionID uuid.UUID, at time.Time) (Capture, error) {
+	if c.ID == uuid.Nil {
+		c.ID = uuid.Must(uuid.NewV7())
+	}
+	at = at.UTC().Truncate(time.Microsecond)
+	c.State, c.RevisionID, c.CreatedAt, c.UpdatedAt = CaptureComplete, &revisionID, at, at
+	c.StartedAt, c.FinishedAt = &at, &at
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO captures (id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
+			state, revision_id, started_at, finished_at, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $11, $11)`,
+		c.ID, c.CollectionID, c.TenantID, c.Visibility, c.DataScope, c.AccessScope, c.AdapterID, c.Provider,
+		c.State, revisionID, at)
+	return c, wrap(tx.d, "insert finished capture", err)
+}
+
+// RevisionInsertAt stores a content version captured at the given time.
+func (tx *Tx) RevisionInsertAt(ctx context.Context, r Revision, at time.Time) (Revision, error) {
+	if r.ID == uuid.Nil {
+		r.ID = uuid.Must(uuid.NewV7())
+	}
+	r.CreatedAt = at.UTC().Truncate(time.Microsecond)
+	r.ObservedAt = r.CreatedAt
+	r.ContentBytes = int64(len(r.Content))
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO revisions (id, collection_id, data_scope, visibility, capture_id, content_hash, content_json, content_bytes,
+			observed_at, created_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
+		r.ID, r.CollectionID, r.DataScope, r.Visibility, r.CaptureID, r.ContentHash, string(r.Content), r.ContentBytes, r.CreatedAt)
+	return r, wrap(tx.d, "insert revision", err)
+}
+
+// TenantCollectionSaveAt records the tenant's reference to a collection
+// with the given save time; an existing reference is left as it is.
+// created reports whether the reference is new.
+func (tx *Tx) TenantCollectionSaveAt(ctx context.Context, tenantID, collectionID uuid.UUID, savedAt time.Time) (created bool, err error) {
+	res, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at) VALUES ($1, $2, $3, $4)
+		 ON CONFLICT (tenant_id, collection_id) DO NOTHING`, tenantID, collectionID, savedAt.UTC().Truncate(time.Microsecond), now())
+	if err != nil {
+		return false, wrap(tx.d, "save collection", err)
+	}
+	if _, err := tx.tx.ExecContext(ctx,
+		`UPDATE collections SET unreferenced_at = NULL WHERE id = $1 AND unreferenced_at IS NOT NULL`, collectionID); err != nil {
+		return false, wrap(tx.d, "save collection", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// AssetInsertStored adds a media reference that is stored already: state
+// complete, attached to its blob.
+func (tx *Tx) AssetInsertStored(ctx context.Context, a Asset) error {
+	if a.ID == uuid.Nil {
+		a.ID = uuid.Must(uuid.NewV7())
+	}
+	at := now()
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO assets (id, capture_id, data_scope, visibility, position, purpose, entity_key, source_url, kind, mime,
+			width, height, duration_ms, alt, sensitive, cache_key, state, error, blob_id, size, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, '', 'complete', '', $16, $17, $18, $18)`,
+		a.ID, a.CaptureID, a.DataScope, a.Visibility, a.Position, a.Purpose, a.EntityKey, a.SourceURL, a.Kind, a.Mime,
+		a.Width, a.Height, a.DurationMS, a.Alt, a.Sensitive, a.BlobID, a.Size, at)
+	return wrap(tx.d, "insert stored asset", err)
+}
+
+// BlobsExisting reports which of the given contents already have a blob in
+// a data and access scope, as a set of SHA-256s.
+func (s *Store) BlobsExisting(ctx context.Context, dataScope uuid.UUID, accessScope string, sha256s []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	const chunk = 400
+	err := s.view(ctx, func(q querier) error {
+		for start := 0; start < len(sha256s); start += chunk {
+			part := sha256s[start:min(start+chunk, len(sha256s))]
+			args := []any{dataScope, accessScope}
+			marks := make([]string, len(part))
+			for i, h := range part {
+				args = append(args, h)
+				marks[i] = "$" + itoa(i+3)
+			}
+			rows, err := q.QueryContext(ctx,
+				`SELECT sha256 FROM blobs WHERE data_scope = $1 AND access_scope = $2 AND sha256 IN (`+strings.Join(marks, ", ")+`)`, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var h string
+				if err := rows.Scan(&h); err != nil {
+					rows.Close()
+					return err
+				}
+				out[h] = true
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, wrap(s.d, "look up blobs", err)
+}
+
+// ObjectsInsertPending records objects before their bytes are uploaded, in
+// one transaction.
+func (s *Store) ObjectsInsertPending(ctx context.Context, objs []Object) error {
+	if len(objs) == 0 {
+		return nil
+	}
+	return s.InTx(ctx, func(tx *Tx) error {
+		for _, o := range objs {
+			if err := tx.ObjectInsertPending(ctx, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ObjectsMarkGarbage marks objects garbage when no blob holds them, so the
+// object collector removes their bytes: uploads of an import that did not
+// commit.
+func (s *Store) ObjectsMarkGarbage(ctx context.Context, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.InTx(ctx, func(tx *Tx) error {
+		for _, id := range ids {
+			if _, err := tx.tx.ExecContext(ctx,
+				`UPDATE objects SET state = 'garbage', updated_at = $2
+				 WHERE id = $1 AND state = 'pending' AND NOT EXISTS (SELECT 1 FROM blobs WHERE object_id = $1)`, id, now()); err != nil {
+				return wrap(tx.d, "mark object garbage", err)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,200 @@
+package web
+
+import (
+	"bytes"
+	"html"
+	"html/template"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Page is what every page template gets.
+type Page struct {
+	Site SiteInfo
+	// Title is the page's own title ("" on the home page).
+	Title string
+	// Root leads from the page to the site root: "", "../", "../../", or
+	// an absolute base path for pages served at any address (404.html).
+	Root string
+	// Canonical is the page's absolute address, when the site's is known.
+	Canonical string
+	// Nav marks the current section: home, authors, tags, search.
+	Nav string
+
+	// List is set on index, author and tag pages.
+	List *PostList
+	// Post is set on a collection's page.
+	Post *Post
+	// Terms is set on the author and tag directories.
+	Terms []Link
+}
+
+// SiteInfo is the site's identity.
+type SiteInfo struct {
+	Title       string
+	Description string
+	Language    string
+	// Feed is the Atom feed's path from the root ("" when none).
+	Feed string
+}
+
+// PostList is one page of posts with its pager.
+type PostList struct {
+	Heading string
+	Intro   string
+	Posts   []*Post
+	Prev    string
+	Next    string
+	Page    int
+	Pages   int
+}
+
+// Post is one collection as pages show it. URLs are relative to the site
+// root; templates put Page.Root before them.
+type Post struct {
+	ID        string
+	URL       string
+	Title     string
+	Author    Author
+	Date      time.Time
+	Saved     time.Time
+	Source    string
+	Platform  string
+	Body      template.HTML
+	Excerpt   string
+	Media     []Media
+	Tags      []Link
+	Sensitive bool
+	// Quoted is a post this one quotes, when the graph has it.
+	Quoted *Quote
+}
+
+// Author is who wrote a post.
+type Author struct {
+	Name   string
+	Handle string
+	// URL is the author's page on this site.
+	URL string
+	// Avatar is the avatar image's path ("" when none).
+	Avatar string
+	// Profile is the author's upstream profile address.
+	Profile string
+}
+
+// Quote is a quoted post, from the graph.
+type Quote struct {
+	Author string
+	Body   template.HTML
+	Media  []Media
+	Source string
+}
+
+// Media is one media file on a page.
+type Media struct {
+	// URL is the file's path from the site root.
+	URL       string
+	Kind      string
+	Mime      string
+	Alt       string
+	Width     int
+	Height    int
+	Sensitive bool
+	// ID makes the reveal control of a sensitive media unique on its page.
+	ID string
+}
+
+// Link is a named link with a count, for directories and tag lists.
+type Link struct {
+	Name  string
+	URL   string
+	Count int
+}
+
+var (
+	urlPattern   = regexp.MustCompile(`https?://[^\s<>"'()]+[^\s<>"'().,;:!?]`)
+	paraBoundary = regexp.MustCompile(`\n\s*\n`)
+)
+
+// PlainHTML renders plain text: escaped, links made clickable, blank lines
+// separating paragraphs and single newlines kept.
+func PlainHTML(s string) template.HTML {
+	var b strings.Builder
+	for i, para := range paraBoundary.Split(strings.TrimSpace(s), -1) {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("<p>")
+		last := 0
+		for _, m := range urlPattern.FindAllStringIndex(para, -1) {
+			b.WriteString(html.EscapeString(para[last:m[0]]))
+			u := html.EscapeString(para[m[0]:m[1]])
+			b.WriteString(`<a href="` + u + `" rel="nofollow noopener noreferrer">` + u + `</a>`)
+			last = m[1]
+		}
+		b.WriteString(html.EscapeString(para[last:]))
+		b.WriteString("</p>")
+	}
+	return template.HTML(strings.ReplaceAll(b.String(), "\n", "<br>\n"))
+}
+
+// MarkdownHTML renders Markdown safely: raw HTML is dropped, and images
+// from other hosts become links, so a page never loads anything from
+// elsewhere.
+func MarkdownHTML(s string) template.HTML {
+	md := goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(localImages{}, 100))),
+	)
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(s), &buf); err != nil {
+		return PlainHTML(s)
+	}
+	return template.HTML(buf.String())
+}
+
+// TextHTML renders a post's text by its kind.
+func TextHTML(kind, s string) template.HTML {
+	if kind == "markdown" {
+		return MarkdownHTML(s)
+	}
+	return PlainHTML(s)
+}
+
+// localImages turns images with an address on another host into links.
+type localImages struct{}
+
+// Transform rewrites the document's remote images as links.
+func (localImages) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	var remote []*ast.Image
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if img, ok := n.(*ast.Image); ok && entering {
+			dest := strings.ToLower(string(img.Destination))
+			if strings.Contains(dest, "//") || strings.Contains(dest, ":") {
+				remote = append(remote, img)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, img := range remote {
+		link := ast.NewLink()
+		link.Destination, link.Title = img.Destination, img.Title
+		for c := img.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			link.AppendChild(link, c)
+			c = next
+		}
+		if link.ChildCount() == 0 {
+			link.AppendChild(link, ast.NewString([]byte("image")))
+		}
+		img.Parent().ReplaceChild(img.Parent(), img, link)
+	}
+	_ = reader
+}

@@ -1,0 +1,132 @@
+// Package web holds Monitor's server-rendered pages: the templates, the
+// style sheet and the small scripts, embedded in the binary. The static
+// site that `monitor build` writes and the live web library render the
+// same templates from the same view values (view.go), so an archive looks
+// the same served or published.
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+//go:embed templates/*.html static/*
+var content embed.FS
+
+// pages are the page templates; each is rendered inside layout.html.
+func pages() []string {
+	return []string{"list.html", "post.html", "terms.html", "search.html", "404.html"}
+}
+
+// Asset is a static file with a content-hashed name, so that it can be
+// cached forever.
+type Asset struct {
+	// Name is the logical name, style.css.
+	Name string
+	// Path is where it is served from the site root: assets/style.1a2b3c4d.css.
+	Path string
+	Data []byte
+}
+
+// Renderer renders pages. Every template is parsed when it is made, so a
+// broken template stops the program at start, not at the first request.
+type Renderer struct {
+	pages  map[string]*template.Template
+	assets map[string]Asset
+}
+
+// New parses the templates and hashes the static files.
+func New() (*Renderer, error) {
+	r := &Renderer{pages: map[string]*template.Template{}, assets: map[string]Asset{}}
+	statics, err := fs.ReadDir(content, "static")
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	for _, e := range statics {
+		data, err := fs.ReadFile(content, "static/"+e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		sum := sha256.Sum256(data)
+		ext := path.Ext(e.Name())
+		hashed := strings.TrimSuffix(e.Name(), ext) + "." + hex.EncodeToString(sum[:4]) + ext
+		r.assets[e.Name()] = Asset{Name: e.Name(), Path: "assets/" + hashed, Data: data}
+	}
+	funcs := template.FuncMap{
+		"asset": func(name string) (string, error) {
+			a, ok := r.assets[name]
+			if !ok {
+				return "", fmt.Errorf("web: no static file %s", name)
+			}
+			return a.Path, nil
+		},
+		"date": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format("2 Jan 2006")
+		},
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"hasPrefix": strings.HasPrefix,
+		"mediaOf":   func(root string, m []Media) mediaBlock { return mediaBlock{Root: root, Media: m} },
+		"cardOf":    func(root string, p *Post) cardBlock { return cardBlock{Root: root, Post: p} },
+	}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(content, "templates/layout.html", "templates/partials.html")
+	if err != nil {
+		return nil, fmt.Errorf("web: parse layout: %w", err)
+	}
+	for _, p := range pages() {
+		t, err := template.Must(base.Clone()).ParseFS(content, "templates/"+p)
+		if err != nil {
+			return nil, fmt.Errorf("web: parse %s: %w", p, err)
+		}
+		r.pages[p] = t
+	}
+	return r, nil
+}
+
+// mediaBlock and cardBlock carry the page's root into partial templates.
+type mediaBlock struct {
+	Root  string
+	Media []Media
+}
+
+type cardBlock struct {
+	Root string
+	Post *Post
+}
+
+// Render writes one page. page is a template name such as post.html; data
+// is a Page.
+func (r *Renderer) Render(w io.Writer, page string, data *Page) error {
+	t, ok := r.pages[page]
+	if !ok {
+		return fmt.Errorf("web: no page template %s", page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout.html", data); err != nil {
+		return fmt.Errorf("web: render %s: %w", page, err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// Assets lists the static files, sorted by name.
+func (r *Renderer) Assets() []Asset {
+	out := make([]Asset, 0, len(r.assets))
+	for _, a := range r.assets {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
