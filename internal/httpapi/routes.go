@@ -52,6 +52,8 @@ type Deps struct {
 	App Service
 	// Admin is the operator API behind /v1/admin (nil: not served).
 	Admin AdminService
+	// Metrics serves the Prometheus metrics (nil: an empty exposition).
+	Metrics http.Handler
 	// Log receives server faults and readiness failures; nil discards them.
 	Log *slog.Logger
 }
@@ -83,6 +85,7 @@ type route struct {
 func (d Deps) routes() []route {
 	return append([]route{
 		{http.MethodGet, "/healthz", public, healthz},
+		{http.MethodGet, "/metrics", public, d.metrics},
 		{http.MethodGet, "/readyz", public, d.readyz},
 		{http.MethodGet, "/v1/openapi.json", public, openAPI},
 
@@ -161,6 +164,15 @@ type headerProbe struct {
 func (p *headerProbe) Header() http.Header         { return p.header }
 func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
 func (p *headerProbe) WriteHeader(status int)      { p.status = status }
+
+// metrics serves the Prometheus exposition of the process.
+func (d Deps) metrics(w http.ResponseWriter, r *http.Request) {
+	if d.Metrics == nil {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		return
+	}
+	d.Metrics.ServeHTTP(w, r)
+}
 
 // healthz answers as long as the process serves HTTP.
 func healthz(w http.ResponseWriter, _ *http.Request) {

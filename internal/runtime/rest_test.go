@@ -346,3 +346,13 @@ func TestRESTAdminAndLimits(t *testing.T) {
 	require.Contains(t, actions, "tenant.limits")
 	require.Contains(t, actions, "tenant.status")
 }
+
+func TestMetrics(t *testing.T) {
+	rc := newRESTCore(t)
+	a := rc.do(t, "", "GET", "/metrics", nil)
+	require.Equal(t, http.StatusOK, a.status)
+	body := string(a.body)
+	require.Contains(t, body, "go_goroutines ")
+	require.Contains(t, body, "monitor_adapters_online 2\n", "the built-in X and Telegram adapters")
+	require.Contains(t, body, "monitor_build_info{")
+}

@@ -360,7 +360,8 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 		return nil, fmt.Errorf("http: cannot listen on MONITOR_HTTP_ADDR=%s: %v", cfg.HTTPAddr, unwrapOpError(err))
 	}
 	c.server = &http.Server{
-		Handler:           httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app}),
+		Handler: httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
+			Metrics: metricsHandler(e.adapters)}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
