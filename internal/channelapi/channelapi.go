@@ -1,0 +1,403 @@
+// Package channelapi is the internal protocol between core and a channel
+// process such as the Telegram bot: HTTP with JSON bodies on
+// MONITOR_CHANNEL_ADDR, every request carrying
+// "Authorization: Bearer <MONITOR_CHANNEL_SECRET>".
+//
+// The channel owns everything about its platform (polling, commands,
+// rendering, sending); core owns tenants, collections, quotas and the
+// durable state of the conversation: the inbox of updates, the leased
+// work, delivery progress and the channel's media cache.
+//
+// The life of an update:
+//
+//  1. Hello registers the channel instance and returns its persisted
+//     offset.
+//  2. The channel polls its platform from that offset, drops what is not
+//     addressed to it, and posts the rest with PostUpdates together with the
+//     next offset. Core stores each update in the inbox (unique per channel
+//     and update id), resolves the sender to a tenant, queues one "update"
+//     work item and advances the offset, all in one transaction. Only then
+//     does the channel poll again.
+//  3. The channel claims work (Claim), renews leases every 25 s (a lease
+//     expires after 90 s and the work goes back to the pool), calls the
+//     actions the work needs, reports progress, and ends the work with
+//     Done, Defer or Fail.
+//  4. A capture started by an update queues a "deliver" work item for its
+//     submission; the channel claims it, reads Delivery until the capture
+//     has ended, sends the result and records progress after every
+//     confirmed message so that a retry never sends confirmed media again.
+package channelapi
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Routes, relative to the channel API's base URL. {id} is a work id;
+// {sha256} is a media file's hex digest.
+const (
+	PathHello     = "/channel/v1/hello"                    // POST Hello → HelloReply
+	PathUpdates   = "/channel/v1/updates"                  // POST UpdatesRequest → UpdatesReply
+	PathClaim     = "/channel/v1/work/claim"               // POST ClaimRequest → ClaimReply
+	PathRenew     = "/channel/v1/work/{id}/renew"          // POST Lease → LeaseReply
+	PathProgress  = "/channel/v1/work/{id}/progress"       // POST ProgressRequest → Empty
+	PathDone      = "/channel/v1/work/{id}/done"           // POST Lease → Empty
+	PathDefer     = "/channel/v1/work/{id}/defer"          // POST DeferRequest → Empty
+	PathFail      = "/channel/v1/work/{id}/fail"           // POST FailRequest → Empty
+	PathMessages  = "/channel/v1/work/{id}/messages"       // POST MessagesRequest → Empty
+	PathCapture   = "/channel/v1/work/{id}/capture"        // POST CaptureRequest → CaptureReply
+	PathList      = "/channel/v1/work/{id}/list"           // POST ListRequest → ListReply
+	PathGet       = "/channel/v1/work/{id}/get"            // POST ItemRequest → Item
+	PathDelete    = "/channel/v1/work/{id}/delete"         // POST ItemRequest → DeleteReply
+	PathSave      = "/channel/v1/work/{id}/save"           // POST ItemRequest → SaveReply
+	PathUsage     = "/channel/v1/work/{id}/usage"          // POST Lease → UsageReply
+	PathToken     = "/channel/v1/work/{id}/token"          // POST Lease → TokenReply
+	PathDelivery  = "/channel/v1/work/{id}/delivery"       // POST Lease → Delivery
+	PathMedia     = "/channel/v1/work/{id}/media/{sha256}" // GET (header X-Lease-Owner) → bytes
+	PathCacheGet  = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
+	PathCachePut  = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
+	PathCacheDrop = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
+)
+
+// Lease timing: the channel renews a claimed item every LeaseRenew; an item
+// not renewed for LeaseTTL returns to the pool.
+const (
+	LeaseRenew = 25 * time.Second
+	LeaseTTL   = 90 * time.Second
+)
+
+// Work kinds.
+const (
+	// WorkUpdate handles one stored update (a message or a button press).
+	WorkUpdate = "update"
+	// WorkDeliver sends a submission's result back to where it came from.
+	WorkDeliver = "deliver"
+)
+
+// Update kinds.
+const (
+	UpdateMessage  = "message"
+	UpdateCallback = "callback"
+)
+
+// Error codes: the Code of an Error answer. Message is written for the
+// person who sent the update and may be shown as is.
+const (
+	CodeInvalid         = "invalid"           // 400: the request or its argument is wrong
+	CodeUnauthorized    = "unauthorized"      // 401: wrong or missing channel secret
+	CodeNotFound        = "not_found"         // 404: no such item for this tenant (or cache entry)
+	CodeForbidden       = "forbidden"         // 403: e.g. a button pressed by someone other than its requester
+	CodeLeaseLost       = "lease_lost"        // 409: the work is not leased to this owner (expired or done)
+	CodeQuota           = "quota"             // 403: the storage quota does not allow the save
+	CodeLimit           = "limit"             // 429: a tenant limit; RetryAfterSeconds says when it lifts
+	CodeTenantNotActive = "tenant_not_active" // 403: the account awaits approval, is disabled or archived
+	CodeUnsupported     = "unsupported_link"  // 422: no adapter can archive the link
+	CodeUnavailable     = "unavailable"       // 503: try again later
+	CodeInternal        = "internal"          // 500
+)
+
+// Error is the body of every non-2xx answer.
+type Error struct {
+	Status            int    `json:"status"`
+	Code              string `json:"code"`
+	Message           string `json:"message"`
+	RetryAfterSeconds int    `json:"retry_after_seconds,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Empty is the body of answers that carry nothing.
+type Empty struct{}
+
+// Hello registers a channel instance.
+type Hello struct {
+	Kind       string `json:"kind"`        // "telegram"
+	ExternalID string `json:"external_id"` // the bot's user id
+	Name       string `json:"name"`        // the bot's username, without @
+}
+
+// HelloReply identifies the channel instance and where polling resumes.
+type HelloReply struct {
+	ChannelID  uuid.UUID `json:"channel_id"`
+	NextOffset int64     `json:"next_offset"`
+}
+
+// User is the person behind an update.
+type User struct {
+	ID          int64  `json:"id"`
+	Username    string `json:"username,omitempty"`
+	DisplayName string `json:"display_name,omitempty"`
+	Language    string `json:"language,omitempty"`
+}
+
+// Entity is a formatting entity of a message's text (or caption), in
+// UTF-16 code units like Telegram's.
+type Entity struct {
+	Type   string `json:"type"` // bot_command, mention, url, text_link, ...
+	Offset int    `json:"offset"`
+	Length int    `json:"length"`
+	URL    string `json:"url,omitempty"`
+}
+
+// Update is one normalized platform update the channel decided to handle.
+type Update struct {
+	UpdateID int64  `json:"update_id"`
+	Kind     string `json:"kind"` // UpdateMessage or UpdateCallback
+	From     User   `json:"from"`
+	ChatID   int64  `json:"chat_id"`
+	ChatType string `json:"chat_type"` // private, group, supergroup, channel
+	// MessageID is the user's message (message) or the bot's message whose
+	// button was pressed (callback).
+	MessageID int64 `json:"message_id"`
+	// Text is the message's text or media caption.
+	Text     string   `json:"text,omitempty"`
+	Entities []Entity `json:"entities,omitempty"`
+	// ReplyToMessageID is the message the user's message replies to (0 = none).
+	ReplyToMessageID int64 `json:"reply_to_message_id,omitempty"`
+	// CallbackID and CallbackData describe a button press.
+	CallbackID   string `json:"callback_id,omitempty"`
+	CallbackData string `json:"callback_data,omitempty"`
+}
+
+// UpdatesRequest stores updates and advances the channel's offset.
+type UpdatesRequest struct {
+	ChannelID uuid.UUID `json:"channel_id"`
+	Updates   []Update  `json:"updates"`
+	// NextOffset is the offset to poll from once these are stored: the
+	// highest update id seen (handled or dropped) plus one.
+	NextOffset int64 `json:"next_offset"`
+}
+
+// UpdatesReply confirms the stored updates.
+type UpdatesReply struct {
+	// Stored counts updates stored now; an update already in the inbox is
+	// not stored twice.
+	Stored     int   `json:"stored"`
+	NextOffset int64 `json:"next_offset"`
+}
+
+// ClaimRequest asks for up to Max items ready now.
+type ClaimRequest struct {
+	ChannelID uuid.UUID `json:"channel_id"`
+	Owner     string    `json:"owner"` // the claiming process, stable for its lifetime
+	Max       int       `json:"max"`
+}
+
+// Work is one claimed item.
+type Work struct {
+	ID       uuid.UUID `json:"id"`
+	Kind     string    `json:"kind"`     // WorkUpdate or WorkDeliver
+	Attempts int       `json:"attempts"` // claims so far, this one included
+	// Update is the stored update (WorkUpdate).
+	Update *Update `json:"update,omitempty"`
+	// SubmissionID is the submission to deliver (WorkDeliver).
+	SubmissionID *uuid.UUID `json:"submission_id,omitempty"`
+	// Progress is what the channel last reported for this item ({} at first).
+	Progress       json.RawMessage `json:"progress"`
+	LeaseExpiresAt time.Time       `json:"lease_expires_at"`
+	// Tenant describes the account the work acts for.
+	Tenant Tenant `json:"tenant"`
+}
+
+// Tenant is the account a work item acts for.
+type Tenant struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name"`
+	// Status is enabled, pending, disabled or archived.
+	Status string `json:"status"`
+	// New is true when this update created the account.
+	New bool `json:"new,omitempty"`
+}
+
+// ClaimReply lists the claimed items (none when nothing is ready).
+type ClaimReply struct {
+	Work []Work `json:"work"`
+}
+
+// Lease names the owner of a claimed item; every per-work call carries it.
+type Lease struct {
+	Owner string `json:"owner"`
+}
+
+// LeaseReply tells when the renewed lease expires.
+type LeaseReply struct {
+	LeaseExpiresAt time.Time `json:"lease_expires_at"`
+}
+
+// ProgressRequest replaces the item's progress document. For deliver work
+// it is also the submission's delivery progress.
+type ProgressRequest struct {
+	Owner    string          `json:"owner"`
+	Progress json.RawMessage `json:"progress"`
+}
+
+// DeferRequest returns the item to the pool, to be claimed again no
+// earlier than AfterSeconds from now (0 = at once).
+type DeferRequest struct {
+	Owner        string `json:"owner"`
+	AfterSeconds int    `json:"after_seconds"`
+	Error        string `json:"error,omitempty"` // why, for the operator
+}
+
+// FailRequest ends the item for good.
+type FailRequest struct {
+	Owner string `json:"owner"`
+	Error string `json:"error"`
+}
+
+// MessagesRequest records messages the channel sent for the item that
+// carry buttons: a later button press on them is allowed only to the
+// person the item acted for.
+type MessagesRequest struct {
+	Owner      string  `json:"owner"`
+	ChatID     int64   `json:"chat_id"`
+	MessageIDs []int64 `json:"message_ids"`
+}
+
+// CaptureRequest archives a link for the person behind an update.
+type CaptureRequest struct {
+	Owner string `json:"owner"`
+	URL   string `json:"url"`
+	// StatusMessageID is the status message already sent (0 = none).
+	StatusMessageID int64 `json:"status_message_id,omitempty"`
+	// ReplyToMessageID is the message every reply should quote (groups).
+	ReplyToMessageID int64 `json:"reply_to_message_id,omitempty"`
+}
+
+// CaptureReply is the submission made; a deliver item follows it.
+type CaptureReply struct {
+	SubmissionID uuid.UUID `json:"submission_id"`
+	CollectionID uuid.UUID `json:"collection_id"`
+	State        string    `json:"state"`
+}
+
+// ListRequest reads a page of the tenant's collections, newest save first.
+type ListRequest struct {
+	Owner string `json:"owner"`
+	// After is the id of the last collection of the previous page (nil =
+	// first page).
+	After *uuid.UUID `json:"after,omitempty"`
+	Limit int        `json:"limit"` // 1..20
+}
+
+// ListReply is one page.
+type ListReply struct {
+	Items []Item `json:"items"`
+	// More says a next page exists; its After is the last item's id.
+	More bool `json:"more"`
+}
+
+// ItemRequest names a collection by id or by an unambiguous prefix of at
+// least 8 hex digits of its id.
+type ItemRequest struct {
+	Owner string `json:"owner"`
+	ID    string `json:"id"`
+}
+
+// Item is a saved collection as a channel shows it.
+type Item struct {
+	ID          uuid.UUID  `json:"id"`
+	SourceURL   string     `json:"source_url"`
+	Platform    string     `json:"platform"`
+	Visibility  string     `json:"visibility"`
+	AuthorName  string     `json:"author_name,omitempty"`
+	Summary     string     `json:"summary,omitempty"`
+	Text        string     `json:"text,omitempty"`
+	PublishedAt *time.Time `json:"published_at,omitempty"`
+	SavedAt     time.Time  `json:"saved_at"`
+	Media       []Media    `json:"media"`
+	State       string     `json:"state,omitempty"`
+}
+
+// Media is one display media of an item, fetched with PathMedia.
+type Media struct {
+	SHA256    string `json:"sha256"`
+	Kind      string `json:"kind"` // image, video, gif, audio, document
+	Mime      string `json:"mime"`
+	Size      int64  `json:"size"`
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
+	Duration  int    `json:"duration_seconds,omitempty"`
+	Alt       string `json:"alt,omitempty"`
+	Sensitive bool   `json:"sensitive"`
+}
+
+// DeleteReply confirms a removed reference.
+type DeleteReply struct {
+	ID uuid.UUID `json:"id"`
+}
+
+// Save outcomes.
+const (
+	SaveSaved   = "saved"
+	SaveAlready = "already_saved"
+	SaveRefused = "refused"
+)
+
+// SaveReply answers "save too": Result is SaveSaved, SaveAlready or
+// SaveRefused with Reason.
+type SaveReply struct {
+	Result string `json:"result"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// UsageReply is the tenant's storage and limits.
+type UsageReply struct {
+	UsedBytes      int64  `json:"used_bytes"`
+	ReservedBytes  int64  `json:"reserved_bytes"`
+	QuotaBytes     *int64 `json:"quota_bytes"`
+	Collections    int    `json:"collections"`
+	SubmittedToday int    `json:"submitted_today"`
+	DailyLimit     int    `json:"daily_limit"` // 0 = none
+}
+
+// TokenReply carries a newly created REST token, shown once.
+type TokenReply struct {
+	Token string `json:"token"`
+	Name  string `json:"name"`
+}
+
+// Delivery states.
+const (
+	DeliveryPending = "pending" // the capture is still running
+	DeliveryReady   = "ready"   // Item holds what to send
+	DeliveryFailed  = "failed"  // the capture failed; Error says why
+)
+
+// Delivery is what a deliver item should send.
+type Delivery struct {
+	State string `json:"state"`
+	// Progress describes the running capture for the status message, e.g.
+	// "downloading media 1 of 4".
+	Progress         string    `json:"progress,omitempty"`
+	SubmissionID     uuid.UUID `json:"submission_id"`
+	ChatID           int64     `json:"chat_id"`
+	StatusMessageID  int64     `json:"status_message_id,omitempty"`
+	ReplyToMessageID int64     `json:"reply_to_message_id,omitempty"`
+	// InputURL is the link exactly as the person sent it.
+	InputURL string `json:"input_url"`
+	// CaptureState is complete or partial when ready, failed when failed.
+	CaptureState string `json:"capture_state,omitempty"`
+	Error        string `json:"error,omitempty"`
+	// Item is the collection as of the capture's revision (ready only).
+	Item *Item `json:"item,omitempty"`
+	// Public says others may "save too".
+	Public bool `json:"public"`
+}
+
+// CacheKey names a media file as sent through one channel account:
+// representation is how it was sent (photo, video, animation, document).
+type CacheKey struct {
+	ChannelKind    string `json:"channel_kind"`
+	AccountID      string `json:"account_id"`
+	SHA256         string `json:"sha256"`
+	Representation string `json:"representation"`
+}
+
+// CacheEntry is a remote reference to a sent media file (Telegram file_id).
+type CacheEntry struct {
+	CacheKey
+	RemoteID string `json:"remote_id"`
+}

@@ -1,0 +1,227 @@
+package channelapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// maxAnswer bounds a JSON answer read from core.
+const maxAnswer = 8 << 20
+
+// Client calls core's channel API.
+type Client struct {
+	base   string
+	secret string
+	http   *http.Client
+}
+
+// NewClient returns a client of the channel API at base (http://host:port).
+func NewClient(base, secret string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(base, "/"), secret: secret, http: hc}
+}
+
+func workPath(tmpl string, id uuid.UUID) string {
+	return strings.Replace(tmpl, "{id}", id.String(), 1)
+}
+
+// call posts in as JSON to path and decodes the answer into out.
+func (c *Client) call(ctx context.Context, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.secret)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("channel API: %w", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return fmt.Errorf("channel API: reading the answer to %s: %w", path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return decodeError(resp.StatusCode, data)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("channel API: decoding the answer to %s: %w", path, err)
+	}
+	return nil
+}
+
+func decodeError(status int, data []byte) error {
+	e := &Error{}
+	if err := json.Unmarshal(data, e); err != nil || e.Code == "" {
+		return &Error{Status: status, Code: CodeInternal, Message: fmt.Sprintf("channel API answered %d: %.200s", status, data)}
+	}
+	e.Status = status
+	return e
+}
+
+// Hello registers the channel instance.
+func (c *Client) Hello(ctx context.Context, h Hello) (HelloReply, error) {
+	var r HelloReply
+	return r, c.call(ctx, PathHello, h, &r)
+}
+
+// PostUpdates stores updates and advances the offset.
+func (c *Client) PostUpdates(ctx context.Context, req UpdatesRequest) (UpdatesReply, error) {
+	var r UpdatesReply
+	return r, c.call(ctx, PathUpdates, req, &r)
+}
+
+// Claim leases up to req.Max ready items.
+func (c *Client) Claim(ctx context.Context, req ClaimRequest) ([]Work, error) {
+	var r ClaimReply
+	return r.Work, c.call(ctx, PathClaim, req, &r)
+}
+
+// Renew extends a lease by LeaseTTL.
+func (c *Client) Renew(ctx context.Context, id uuid.UUID, owner string) (LeaseReply, error) {
+	var r LeaseReply
+	return r, c.call(ctx, workPath(PathRenew, id), Lease{Owner: owner}, &r)
+}
+
+// Progress replaces the item's progress document.
+func (c *Client) Progress(ctx context.Context, id uuid.UUID, owner string, progress any) error {
+	raw, err := json.Marshal(progress)
+	if err != nil {
+		return err
+	}
+	return c.call(ctx, workPath(PathProgress, id), ProgressRequest{Owner: owner, Progress: raw}, nil)
+}
+
+// Done ends the item successfully.
+func (c *Client) Done(ctx context.Context, id uuid.UUID, owner string) error {
+	return c.call(ctx, workPath(PathDone, id), Lease{Owner: owner}, nil)
+}
+
+// Defer returns the item to the pool for later.
+func (c *Client) Defer(ctx context.Context, id uuid.UUID, req DeferRequest) error {
+	return c.call(ctx, workPath(PathDefer, id), req, nil)
+}
+
+// Fail ends the item for good.
+func (c *Client) Fail(ctx context.Context, id uuid.UUID, owner, reason string) error {
+	return c.call(ctx, workPath(PathFail, id), FailRequest{Owner: owner, Error: reason}, nil)
+}
+
+// Messages records sent messages that carry buttons.
+func (c *Client) Messages(ctx context.Context, id uuid.UUID, req MessagesRequest) error {
+	return c.call(ctx, workPath(PathMessages, id), req, nil)
+}
+
+// Capture archives a link for the item's tenant.
+func (c *Client) Capture(ctx context.Context, id uuid.UUID, req CaptureRequest) (CaptureReply, error) {
+	var r CaptureReply
+	return r, c.call(ctx, workPath(PathCapture, id), req, &r)
+}
+
+// List reads a page of the tenant's collections.
+func (c *Client) List(ctx context.Context, id uuid.UUID, req ListRequest) (ListReply, error) {
+	var r ListReply
+	return r, c.call(ctx, workPath(PathList, id), req, &r)
+}
+
+// Get reads one saved collection.
+func (c *Client) Get(ctx context.Context, id uuid.UUID, req ItemRequest) (Item, error) {
+	var r Item
+	return r, c.call(ctx, workPath(PathGet, id), req, &r)
+}
+
+// Delete removes the tenant's reference to a collection.
+func (c *Client) Delete(ctx context.Context, id uuid.UUID, req ItemRequest) (DeleteReply, error) {
+	var r DeleteReply
+	return r, c.call(ctx, workPath(PathDelete, id), req, &r)
+}
+
+// Save adds the presser's reference to a public collection ("save too").
+func (c *Client) Save(ctx context.Context, id uuid.UUID, req ItemRequest) (SaveReply, error) {
+	var r SaveReply
+	return r, c.call(ctx, workPath(PathSave, id), req, &r)
+}
+
+// Usage reads the tenant's storage and limits.
+func (c *Client) Usage(ctx context.Context, id uuid.UUID, owner string) (UsageReply, error) {
+	var r UsageReply
+	return r, c.call(ctx, workPath(PathUsage, id), Lease{Owner: owner}, &r)
+}
+
+// Token creates a REST token for the tenant.
+func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenReply, error) {
+	var r TokenReply
+	return r, c.call(ctx, workPath(PathToken, id), Lease{Owner: owner}, &r)
+}
+
+// Delivery reads what a deliver item should send.
+func (c *Client) Delivery(ctx context.Context, id uuid.UUID, owner string) (Delivery, error) {
+	var r Delivery
+	return r, c.call(ctx, workPath(PathDelivery, id), Lease{Owner: owner}, &r)
+}
+
+// Media opens a media file of the item's delivery or collection; the
+// caller closes it.
+func (c *Client) Media(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, int64, error) {
+	path := strings.Replace(workPath(PathMedia, id), "{sha256}", sha256, 1)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.secret)
+	req.Header.Set(HeaderLeaseOwner, owner)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("channel API: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+		return nil, 0, decodeError(resp.StatusCode, data)
+	}
+	return resp.Body, resp.ContentLength, nil
+}
+
+// HeaderLeaseOwner carries the lease owner on GET requests.
+const HeaderLeaseOwner = "X-Lease-Owner"
+
+// CacheGet looks up a remote media reference; a miss is an *Error with
+// CodeNotFound.
+func (c *Client) CacheGet(ctx context.Context, k CacheKey) (CacheEntry, error) {
+	var r CacheEntry
+	return r, c.call(ctx, PathCacheGet, k, &r)
+}
+
+// CachePut stores a remote media reference.
+func (c *Client) CachePut(ctx context.Context, e CacheEntry) error {
+	return c.call(ctx, PathCachePut, e, nil)
+}
+
+// CacheDrop removes a remote media reference if it is still e.RemoteID.
+func (c *Client) CacheDrop(ctx context.Context, e CacheEntry) error {
+	return c.call(ctx, PathCacheDrop, e, nil)
+}
+
+// IsCode reports whether err is an API error with the code.
+func IsCode(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
