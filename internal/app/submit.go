@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,11 +139,18 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if err != nil {
 			return err
 		}
-		sub, err := tx.SubmissionInsert(ctx, store.Submission{
-			TenantID: tenant.ID, CaptureID: capture.ID, CollectionID: coll.ID, IdemKey: req.IdemKey, InputURL: req.URL,
-		})
+		sub, err := tx.SubmissionInsert(ctx, submissionOf(req, tenant.ID, capture, coll.ID))
 		if err != nil {
 			return err
+		}
+		if req.ChannelID != uuid.Nil {
+			// The result goes back where the link came from: a deliver
+			// item, committed with the submission.
+			if _, err := tx.ChannelWorkInsert(ctx, store.ChannelWork{
+				ChannelID: req.ChannelID, Kind: store.WorkDeliver, SubmissionID: &sub.ID, TenantID: tenant.ID,
+			}); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.TenantCollectionSave(ctx, tenant.ID, coll.ID); err != nil {
 			return err
@@ -158,6 +166,39 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		a.recordDenial(ctx, tenant, le)
 	}
 	return res, err
+}
+
+// submissionOf is the submission a request records. A channel submission
+// whose capture has ended already is deliverable at once.
+func submissionOf(req SubmitRequest, tenantID uuid.UUID, c store.Capture, collectionID uuid.UUID) store.Submission {
+	sub := store.Submission{TenantID: tenantID, CaptureID: c.ID, CollectionID: collectionID, IdemKey: req.IdemKey, InputURL: req.URL}
+	if req.ChannelID == uuid.Nil {
+		return sub
+	}
+	sub.ChannelID = &req.ChannelID
+	if req.IdentityID != uuid.Nil {
+		sub.IdentityID = &req.IdentityID
+	}
+	sub.ChatID = strconv.FormatInt(req.ChatID, 10)
+	sub.ReplyToMessageID = messageRef(req.ReplyToMessageID)
+	sub.StatusMessageID = messageRef(req.StatusMessageID)
+	if captureEnded(c.State) {
+		sub.DeliveryState = store.DeliveryPending
+	}
+	return sub
+}
+
+// messageRef is a platform message id as the store keeps it ("" = none).
+func messageRef(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+// captureEnded reports whether a capture state is terminal.
+func captureEnded(state string) bool {
+	return state == store.CaptureComplete || state == store.CapturePartial || state == store.CaptureFailed
 }
 
 // captureFor picks the capture a submission belongs to: the one in flight

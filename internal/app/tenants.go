@@ -104,26 +104,34 @@ func (a *App) CreateSelfServiceTenant(ctx context.Context, name string) (store.T
 	if err != nil {
 		return store.Tenant{}, err
 	}
-	status := store.TenantEnabled
-	if s.ApprovalMode == "approval" {
-		status = store.TenantPending
-	}
 	id := uuid.Must(uuid.NewV7())
 	ctx = store.WithTenant(ctx, id)
 	var t store.Tenant
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		t, err = tx.TenantInsert(ctx, store.Tenant{
-			ID: id, Name: name, Kind: store.TenantPersonal, Status: status, QuotaBytes: s.DefaultQuotaBytes,
-			SubmitIntervalSeconds: s.SelfService.IntervalSeconds, DailyLimit: s.SelfService.Daily, ConcurrentLimit: s.SelfService.Concurrent,
-		})
-		if err != nil {
-			return err
-		}
-		return audit(ctx, tx, ActorSystem, "tenant.signup", "tenant:"+name, nil, tenantView(t))
+		t, err = insertSelfServiceTenant(ctx, tx, s, id, name)
+		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
 		return store.Tenant{}, errorf(err, "tenant %q already exists", name)
 	}
 	return t, err
+}
+
+// insertSelfServiceTenant creates a self-service tenant inside a
+// transaction that acts for id: enabled, or pending when the approval mode
+// asks for it, with the self-service limits and default quota, and audited
+// as a sign-up. A taken name is store.ErrConflict.
+func insertSelfServiceTenant(ctx context.Context, tx *store.Tx, s Settings, id uuid.UUID, name string) (store.Tenant, error) {
+	status := store.TenantEnabled
+	if s.ApprovalMode == "approval" {
+		status = store.TenantPending
+	}
+	t, err := tx.TenantInsert(ctx, store.Tenant{
+		ID: id, Name: name, Kind: store.TenantPersonal, Status: status, QuotaBytes: s.DefaultQuotaBytes,
+		SubmitIntervalSeconds: s.SelfService.IntervalSeconds, DailyLimit: s.SelfService.Daily, ConcurrentLimit: s.SelfService.Concurrent,
+	})
+	if err != nil {
+		return t, err
+	}
+	return t, audit(ctx, tx, ActorSystem, "tenant.signup", "tenant:"+name, nil, tenantView(t))
 }

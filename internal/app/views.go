@@ -28,6 +28,16 @@ type SubmitRequest struct {
 	IdemKey string
 	// Refresh forces a new capture even when the collection is complete.
 	Refresh bool
+
+	// ChannelID and IdentityID say which channel user sent the link
+	// (uuid.Nil: REST, CLI or web). A channel submission gets a deliver
+	// work item that sends the result back to ChatID, as a reply to
+	// ReplyToMessageID, replacing StatusMessageID (0: none).
+	ChannelID        uuid.UUID
+	IdentityID       uuid.UUID
+	ChatID           int64
+	ReplyToMessageID int64
+	StatusMessageID  int64
 }
 
 // SubmitResult is what a submit answers: the POST /v1/captures body.

@@ -6,6 +6,8 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +24,7 @@ import (
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/channelapi"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/queue"
@@ -336,12 +339,18 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// Core is a running Monitor core process: the engine and the HTTP server.
+// Core is a running Monitor core process: the engine, the HTTP server and,
+// when configured, the internal channel API.
 type Core struct {
 	*Engine
 	instance string
 	listener net.Listener
 	server   *http.Server
+	// channelListener and channelServer serve the channel API (nil: off);
+	// channelSecret is the secret channel processes send.
+	channelListener net.Listener
+	channelServer   *http.Server
+	channelSecret   string
 	// conditions turns readiness, adapters and the queue into events.
 	conditions *conditions
 }
@@ -349,6 +358,9 @@ type Core struct {
 // Open assembles a core: the engine and the HTTP listener, bound now so
 // that a taken or invalid address fails here rather than after start-up.
 func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, error) {
+	if cfg.ChannelAddr != "" && cfg.ChannelSecret == "" {
+		return nil, errors.New("channel API: MONITOR_CHANNEL_ADDR is set but MONITOR_CHANNEL_SECRET is empty; set a long random secret (or MONITOR_CHANNEL_SECRET_FILE) and give the same one to `monitor telegram`")
+	}
 	e, err := OpenEngine(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -359,6 +371,11 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 		_ = e.Close()
 		return nil, fmt.Errorf("http: cannot listen on MONITOR_HTTP_ADDR=%s: %v", cfg.HTTPAddr, unwrapOpError(err))
 	}
+	if err := c.openChannelAPI(ctx, cfg, log); err != nil {
+		_ = c.listener.Close()
+		_ = e.Close()
+		return nil, err
+	}
 	c.server = &http.Server{
 		Handler: httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
 			Metrics: metricsHandler(e.adapters)}),
@@ -368,8 +385,52 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 	return c, nil
 }
 
+// openChannelAPI binds the internal channel API: on MONITOR_CHANNEL_ADDR
+// with MONITOR_CHANNEL_SECRET, or, when only a Telegram token is set (the
+// bot runs in this process), on a loopback port with a random secret.
+func (c *Core) openChannelAPI(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	addr, secret := cfg.ChannelAddr, cfg.ChannelSecret
+	if addr == "" {
+		if cfg.TelegramToken == "" {
+			return nil
+		}
+		addr, secret = "127.0.0.1:0", randomSecret()
+	}
+	var lc net.ListenConfig
+	lis, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("channel API: cannot listen on MONITOR_CHANNEL_ADDR=%s: %v", addr, unwrapOpError(err))
+	}
+	c.channelListener, c.channelSecret = lis, secret
+	c.channelServer = &http.Server{
+		Handler:           channelapi.NewServer(channelapi.Deps{Service: c.app, Secret: secret, Log: log}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	return nil
+}
+
+// randomSecret is a channel secret for a bot in the same process.
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
+
 // Addr is the address the HTTP server listens on.
 func (c *Core) Addr() string { return c.listener.Addr().String() }
+
+// ChannelAddr is the host:port the channel API listens on ("" when off).
+func (c *Core) ChannelAddr() string {
+	if c.channelListener == nil {
+		return ""
+	}
+	return c.channelListener.Addr().String()
+}
+
+// ChannelSecret is the secret channel processes must send to the channel
+// API: MONITOR_CHANNEL_SECRET, or the random one of an in-process bot.
+func (c *Core) ChannelSecret() string { return c.channelSecret }
 
 // Run serves until ctx is cancelled, then stops within StopTimeout: the HTTP
 // server stops taking requests, running jobs get the rest of the time to
@@ -377,14 +438,24 @@ func (c *Core) Addr() string { return c.listener.Addr().String() }
 func (c *Core) Run(ctx context.Context) error {
 	if err := c.Start(ctx); err != nil {
 		_ = c.listener.Close()
+		if c.channelListener != nil {
+			_ = c.channelListener.Close()
+		}
 		_ = c.Close()
 		if ctx.Err() != nil {
 			return nil // stopped before it started
 		}
 		return err
 	}
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 2)
 	go func() { serveErr <- c.server.Serve(c.listener) }()
+	if c.channelServer != nil {
+		go func() {
+			if err := c.channelServer.Serve(c.channelListener); !errors.Is(err, http.ErrServerClosed) {
+				serveErr <- fmt.Errorf("channel API: %w", err)
+			}
+		}()
+	}
 	healthCtx, stopHealth := context.WithCancel(ctx)
 	healthDone := make(chan struct{})
 	go func() { defer close(healthDone); c.adapters.WatchHealth(healthCtx, adapterHealthInterval) }()
@@ -392,6 +463,7 @@ func (c *Core) Run(ctx context.Context) error {
 	go func() { defer close(watchDone); c.watchConditions(healthCtx) }()
 	c.log.InfoContext(ctx, "monitor is serving",
 		slog.String("http", "http://"+c.Addr()),
+		slog.String("channel_api", c.ChannelAddr()),
 		slog.String("database", c.store.Driver()),
 		slog.String("blob", c.cfg.Blob.Kind),
 		slog.String("instance", c.instance))
@@ -408,6 +480,12 @@ func (c *Core) Run(ctx context.Context) error {
 	if err := c.server.Shutdown(stopCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		c.log.Warn("http server did not stop cleanly", slog.Any("err", err))
 		_ = c.server.Close()
+	}
+	if c.channelServer != nil {
+		if err := c.channelServer.Shutdown(stopCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			c.log.Warn("channel API server did not stop cleanly", slog.Any("err", err))
+			_ = c.channelServer.Close()
+		}
 	}
 	stopHealth()
 	<-healthDone

@@ -198,3 +198,12 @@ func (s *Store) SavedCollectionList(ctx context.Context, tenantID uuid.UUID, aft
 	})
 	return out, wrap(s.d, "list saved collections", err)
 }
+
+// CollectionGet finds a collection by id.
+func (s *Store) CollectionGet(ctx context.Context, id uuid.UUID) (c Collection, err error) {
+	err = s.view(ctx, func(q querier) error {
+		c, err = scanCollection(q.QueryRowContext(ctx, `SELECT `+collectionColumns+` FROM collections WHERE id = $1`, id))
+		return err
+	})
+	return c, wrap(s.d, "get collection", err)
+}

@@ -33,6 +33,20 @@ type dialect interface {
 	// markDeliverableQuery marks the channel submissions of capture $1
 	// deliverable, whoever submitted them.
 	markDeliverableQuery() string
+	// wakeDeliveriesQuery makes the waiting deliver items of capture $1's
+	// submissions claimable now ("" when markDeliverableQuery does it).
+	wakeDeliveriesQuery() string
+	// identityLookupQuery finds the identity of external user $2 on channel
+	// $1 across tenants, with identityColumns.
+	identityLookupQuery() string
+	// claimWorkQuery leases up to $3 ready items of channel $1 to owner $2
+	// as of $4 until $5, across tenants, returning workColumns.
+	claimWorkQuery() string
+	// workTenantQuery finds the tenant of work item $1 across tenants.
+	workTenantQuery() string
+	// lockTenantQuery locks tenant $1's row until the transaction ends (""
+	// when transactions are serialized anyway).
+	lockTenantQuery() string
 	// lockKeyQuery takes a transaction-scoped lock on the text $1 ("" when
 	// transactions are serialized anyway).
 	lockKeyQuery() string

@@ -96,6 +96,25 @@ func (postgresDialect) markDeliverableQuery() string {
 	return `SELECT monitor_capture_mark_deliverable($1)`
 }
 
+// wakeDeliveriesQuery is empty: monitor_capture_mark_deliverable wakes them.
+func (postgresDialect) wakeDeliveriesQuery() string { return "" }
+
+func (postgresDialect) identityLookupQuery() string {
+	return `SELECT ` + identityColumns + ` FROM monitor_identity_lookup($1, $2)`
+}
+
+func (postgresDialect) claimWorkQuery() string {
+	return `SELECT ` + workColumns + ` FROM monitor_channel_work_claim($1, $2, $3, $4, $5)`
+}
+
+func (postgresDialect) workTenantQuery() string {
+	return `SELECT tenant_id FROM monitor_channel_work_tenant($1)`
+}
+
+func (postgresDialect) lockTenantQuery() string {
+	return `SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE`
+}
+
 func (postgresDialect) schemaMigrationsDDL() string {
 	return `CREATE TABLE IF NOT EXISTS schema_migrations (
 	name TEXT PRIMARY KEY,

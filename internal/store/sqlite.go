@@ -95,6 +95,33 @@ func (sqliteDialect) markDeliverableQuery() string {
 		WHERE capture_id = $1 AND channel_id IS NOT NULL AND delivery_state = 'none'`
 }
 
+func (sqliteDialect) wakeDeliveriesQuery() string {
+	return `UPDATE channel_work SET not_before = strftime('%Y-%m-%d %H:%M:%f+00:00', 'now'),
+			updated_at = strftime('%Y-%m-%d %H:%M:%f+00:00', 'now')
+		WHERE kind = 'deliver' AND state = 'pending' AND not_before > strftime('%Y-%m-%d %H:%M:%f+00:00', 'now')
+		  AND submission_id IN (SELECT id FROM submissions WHERE capture_id = $1)`
+}
+
+func (sqliteDialect) identityLookupQuery() string {
+	return `SELECT ` + identityColumns + ` FROM identities WHERE channel_id = $1 AND external_id = $2`
+}
+
+func (sqliteDialect) claimWorkQuery() string {
+	return `UPDATE channel_work SET state = 'leased', lease_owner = $2, lease_expires_at = $5, attempts = attempts + 1, updated_at = $4
+		WHERE id IN (SELECT id FROM channel_work
+		             WHERE channel_id = $1
+		               AND ((state = 'pending' AND not_before <= $4) OR (state = 'leased' AND lease_expires_at < $4))
+		             ORDER BY not_before, id LIMIT $3)
+		RETURNING ` + workColumns
+}
+
+func (sqliteDialect) workTenantQuery() string {
+	return `SELECT tenant_id FROM channel_work WHERE id = $1`
+}
+
+// lockTenantQuery is empty: SQLite's write transactions run one at a time.
+func (sqliteDialect) lockTenantQuery() string { return "" }
+
 // sqliteHeader starts every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
 

@@ -14,24 +14,59 @@ type Submission struct {
 	TenantID     uuid.UUID
 	CaptureID    uuid.UUID
 	CollectionID uuid.UUID
-	ChannelID    *uuid.UUID
-	IdemKey      string // "" = none
-	InputURL     string
-	CreatedAt    time.Time
+	// IdentityID and ChannelID say which channel user asked (nil: REST,
+	// CLI or web). ChatID, ReplyToMessageID and StatusMessageID are the
+	// platform's ids where the result goes ("" = none).
+	IdentityID       *uuid.UUID
+	ChannelID        *uuid.UUID
+	ChatID           string
+	ReplyToMessageID string
+	StatusMessageID  string
+	IdemKey          string // "" = none
+	InputURL         string
+	// DeliveryState is none (result not ready), pending, delivering,
+	// delivered or failed; DeliveryProgress is the channel's progress.
+	DeliveryState    string
+	DeliveryProgress []byte
+	CreatedAt        time.Time
 }
 
-const submissionColumns = `id, tenant_id, capture_id, collection_id, channel_id, idem_key, input_url, created_at`
+// Delivery states of a submission.
+const (
+	DeliveryNone      = "none"
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+const submissionColumns = `id, tenant_id, capture_id, collection_id, identity_id, channel_id, chat_id, reply_to_message_id,
+	status_message_id, idem_key, input_url, delivery_state, delivery_progress_json, created_at`
 
 func scanSubmission(row interface{ Scan(...any) error }) (Submission, error) {
 	var s Submission
-	var ch uuid.NullUUID
-	var idem sql.NullString
-	err := row.Scan(&s.ID, &s.TenantID, &s.CaptureID, &s.CollectionID, &ch, &idem, &s.InputURL, &s.CreatedAt)
+	var ident, ch uuid.NullUUID
+	var idem, chat, replyTo, status sql.NullString
+	var progress string
+	err := row.Scan(&s.ID, &s.TenantID, &s.CaptureID, &s.CollectionID, &ident, &ch, &chat, &replyTo, &status, &idem, &s.InputURL,
+		&s.DeliveryState, &progress, &s.CreatedAt)
+	if ident.Valid {
+		s.IdentityID = &ident.UUID
+	}
 	if ch.Valid {
 		s.ChannelID = &ch.UUID
 	}
+	s.ChatID, s.ReplyToMessageID, s.StatusMessageID = chat.String, replyTo.String, status.String
 	s.IdemKey = idem.String
+	s.DeliveryProgress = []byte(progress)
 	return s, err
+}
+
+// nullString stores "" as NULL.
+func nullString(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
 }
 
 // SubmissionInsert records a submission; a taken (tenant, idempotency key)
@@ -41,15 +76,44 @@ func (tx *Tx) SubmissionInsert(ctx context.Context, s Submission) (Submission, e
 		s.ID = uuid.Must(uuid.NewV7())
 	}
 	s.CreatedAt = now()
-	var idem any
-	if s.IdemKey != "" {
-		idem = s.IdemKey
+	if s.DeliveryState == "" {
+		s.DeliveryState = DeliveryNone
+	}
+	if len(s.DeliveryProgress) == 0 {
+		s.DeliveryProgress = []byte("{}")
 	}
 	_, err := tx.tx.ExecContext(ctx,
-		`INSERT INTO submissions (id, tenant_id, capture_id, collection_id, channel_id, idem_key, input_url, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-		s.ID, s.TenantID, s.CaptureID, s.CollectionID, nullUUID(s.ChannelID), idem, s.InputURL, s.CreatedAt)
+		`INSERT INTO submissions (id, tenant_id, capture_id, collection_id, identity_id, channel_id, chat_id, reply_to_message_id,
+			status_message_id, idem_key, input_url, delivery_state, delivery_progress_json, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
+		s.ID, s.TenantID, s.CaptureID, s.CollectionID, nullUUID(s.IdentityID), nullUUID(s.ChannelID), nullString(s.ChatID),
+		nullString(s.ReplyToMessageID), nullString(s.StatusMessageID), nullString(s.IdemKey), s.InputURL, s.DeliveryState,
+		string(s.DeliveryProgress), s.CreatedAt)
 	return s, wrap(tx.d, "insert submission", err)
+}
+
+// SubmissionGet finds a submission.
+func (s *Store) SubmissionGet(ctx context.Context, id uuid.UUID) (sub Submission, err error) {
+	err = s.view(ctx, func(q querier) error {
+		sub, err = scanSubmission(q.QueryRowContext(ctx, `SELECT `+submissionColumns+` FROM submissions WHERE id = $1`, id))
+		return err
+	})
+	return sub, wrap(s.d, "get submission", err)
+}
+
+// SubmissionDeliveryProgress replaces a submission's delivery progress.
+func (tx *Tx) SubmissionDeliveryProgress(ctx context.Context, id uuid.UUID, progress []byte) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE submissions SET delivery_progress_json = $2, updated_at = $3 WHERE id = $1`, id, string(progress), now())
+	return wrap(tx.d, "record delivery progress", err)
+}
+
+// SubmissionDeliveryEnd records how a submission's delivery ended:
+// DeliveryDelivered or DeliveryFailed.
+func (tx *Tx) SubmissionDeliveryEnd(ctx context.Context, id uuid.UUID, state string) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE submissions SET delivery_state = $2, updated_at = $3 WHERE id = $1`, id, state, now())
+	return wrap(tx.d, "end delivery", err)
 }
 
 // SubmissionGetByIdemKey finds a tenant's submission by idempotency key.
@@ -72,7 +136,15 @@ func (s *Store) SubmissionExistsForCapture(ctx context.Context, tenantID, captur
 
 // SubmissionsMarkDeliverable marks a finished capture's channel
 // submissions ready to be delivered back where they came from.
+// It also wakes their deliver items, which may be waiting for a later try.
 func (tx *Tx) SubmissionsMarkDeliverable(ctx context.Context, captureID uuid.UUID) error {
-	_, err := tx.tx.ExecContext(ctx, tx.d.markDeliverableQuery(), captureID)
-	return wrap(tx.d, "mark submissions deliverable", err)
+	if _, err := tx.tx.ExecContext(ctx, tx.d.markDeliverableQuery(), captureID); err != nil {
+		return wrap(tx.d, "mark submissions deliverable", err)
+	}
+	q := tx.d.wakeDeliveriesQuery()
+	if q == "" {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, q, captureID)
+	return wrap(tx.d, "wake deliveries", err)
 }
