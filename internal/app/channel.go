@@ -186,7 +186,9 @@ func (a *App) storeUpdate(ctx context.Context, ch store.Channel, u channelapi.Up
 			return err
 		})
 		if errors.Is(err, store.ErrConflict) {
-			continue // someone else created the identity (or took the name): read again
+			// Someone else created the identity (or took the name): read again.
+			a.log.DebugContext(ctx, "first contact raced; reading the identity again", "channel", ch.ID, "tenant_name", name)
+			continue
 		}
 		return created, err
 	}

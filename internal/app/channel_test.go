@@ -1,0 +1,156 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/store/storetest"
+)
+
+func message(updateID, userID int64, text string) channelapi.Update {
+	return channelapi.Update{UpdateID: updateID, Kind: channelapi.UpdateMessage, From: channelapi.User{ID: userID, Username: "user"},
+		ChatID: userID, ChatType: "private", MessageID: updateID, Text: text}
+}
+
+func hello(t *testing.T, a *app.App) uuid.UUID {
+	t.Helper()
+	h, err := a.ChannelHello(context.Background(), channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+	require.NoError(t, err)
+	return h.ChannelID
+}
+
+// claimAll leases every ready item of the channel.
+func claimAll(t *testing.T, a *app.App, channel uuid.UUID, owner string) []channelapi.Work {
+	t.Helper()
+	w, err := a.ChannelClaim(context.Background(), channelapi.ClaimRequest{ChannelID: channel, Owner: owner, Max: 50})
+	require.NoError(t, err)
+	return w
+}
+
+func TestChannelFirstMessagesRaceToOneTenant(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
+		ctx := context.Background()
+		ch := hello(t, a)
+
+		// Eight updates of someone new arrive at once, as from several
+		// channel processes.
+		const n = 8
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch,
+					Updates: []channelapi.Update{message(int64(100+i), 4242, "hi")}, NextOffset: int64(101 + i)})
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+
+		tenants, err := a.Tenants(ctx)
+		require.NoError(t, err)
+		var names []string
+		for _, tn := range tenants {
+			if strings.HasPrefix(tn.Name, "tg4242") {
+				names = append(names, tn.Name)
+			}
+		}
+		require.Equal(t, []string{"tg4242"}, names, "exactly one personal tenant")
+
+		work := claimAll(t, a, ch, "bot")
+		require.Len(t, work, n)
+		created := 0
+		for _, w := range work {
+			require.Equal(t, channelapi.WorkUpdate, w.Kind)
+			require.Equal(t, work[0].Tenant.ID, w.Tenant.ID, "every update acts for the same tenant")
+			require.Equal(t, "tg4242", w.Tenant.Name)
+			require.Equal(t, store.TenantEnabled, w.Tenant.Status)
+			require.NotNil(t, w.Update)
+			require.Equal(t, int64(4242), w.Update.From.ID)
+			if w.Tenant.New {
+				created++
+			}
+		}
+		require.Equal(t, 1, created, "one update created the tenant")
+
+		entries, err := a.Audit(ctx, 100)
+		require.NoError(t, err)
+		signups := 0
+		for _, e := range entries {
+			if e.Action == "tenant.signup" && e.Target == "tenant:tg4242" {
+				signups++
+			}
+		}
+		require.Equal(t, 1, signups, "the losers' sign-ups rolled back whole")
+	})
+}
+
+func TestChannelUpdatesStoredOnceThenOffsetAdvances(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
+		ctx := context.Background()
+		ch := hello(t, a)
+		req := channelapi.UpdatesRequest{ChannelID: ch, Updates: []channelapi.Update{message(5, 7, "/start"), message(6, 7, "/help")}, NextOffset: 9}
+		r, err := a.ChannelAcceptUpdates(ctx, req)
+		require.NoError(t, err)
+		require.Equal(t, channelapi.UpdatesReply{Stored: 2, NextOffset: 9}, r)
+
+		// The channel did not hear the answer and sends the batch again.
+		r, err = a.ChannelAcceptUpdates(ctx, req)
+		require.NoError(t, err)
+		require.Equal(t, channelapi.UpdatesReply{Stored: 0, NextOffset: 9}, r, "nothing is stored twice")
+		r, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, NextOffset: 4})
+		require.NoError(t, err)
+		require.Equal(t, int64(9), r.NextOffset, "the offset never moves back")
+
+		h, err := a.ChannelHello(ctx, channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+		require.NoError(t, err)
+		require.Equal(t, ch, h.ChannelID)
+		require.Equal(t, int64(9), h.NextOffset, "a restarted channel resumes where it stopped")
+
+		work := claimAll(t, a, ch, "bot")
+		require.Len(t, work, 2, "one work item per update")
+		require.Equal(t, "/start", work[0].Update.Text)
+		require.Equal(t, "/help", work[1].Update.Text)
+		require.True(t, work[0].Tenant.New)
+		require.False(t, work[1].Tenant.New)
+
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: uuid.New(), NextOffset: 1})
+		require.True(t, channelapi.IsCode(err, channelapi.CodeInvalid), "unknown channel: %v", err)
+	})
+}
+
+func TestChannelSignupFollowsTheApprovalModeAndAvoidsTakenNames(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
+		ctx := context.Background()
+		ch := hello(t, a)
+		_, err := a.SetSetting(ctx, "ops", "approval_mode", "approval")
+		require.NoError(t, err)
+		_, err = a.CreateTenant(ctx, "ops", "tg77", nil)
+		require.NoError(t, err)
+
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Updates: []channelapi.Update{message(1, 77, "hi")}, NextOffset: 2})
+		require.NoError(t, err)
+		work := claimAll(t, a, ch, "bot")
+		require.Len(t, work, 1)
+		require.Equal(t, "tg77-2", work[0].Tenant.Name, "the name tg77 was taken")
+		require.Equal(t, store.TenantPending, work[0].Tenant.Status, "approval mode: pending until approved")
+		require.True(t, work[0].Tenant.New)
+	})
+}
