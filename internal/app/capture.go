@@ -120,7 +120,7 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return a.captureFailed(ctx, c, err)
 	}
-	return a.stageCapture(ctx, c, resp)
+	return a.stageCapture(ctx, c, coll, resp)
 }
 
 // captureFailed handles a failed fetch: shutdown puts the job back at once,
@@ -168,7 +168,7 @@ func (a *App) captureFailed(ctx context.Context, c store.Capture, ferr error) er
 
 // stageCapture keeps what the adapter returned: staged content, raw
 // responses and one asset per media, with a download job for each.
-func (a *App) stageCapture(ctx context.Context, c store.Capture, resp *adapterv1.FetchResponse) error {
+func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Collection, resp *adapterv1.FetchResponse) error {
 	var total int
 	for _, sr := range resp.GetSourceResponses() {
 		total += len(sr.GetBody())
@@ -193,7 +193,10 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, resp *adapterv1
 			resourceOf[int(i)] = e.GetKey()
 		}
 	}
-	return a.store.InTx(ctx, func(tx *store.Tx) error {
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := a.moveToCanonical(ctx, tx, c, coll, resp.GetCanonicalTarget()); err != nil {
+			return err
+		}
 		if err := tx.CaptureStage(ctx, c.ID, body, version); err != nil {
 			return err
 		}
@@ -236,6 +239,16 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, resp *adapterv1
 		}
 		return nil
 	})
+	if errors.Is(err, errCanonicalBusy) {
+		// The canonical collection is being captured right now: fetch
+		// again once that capture has ended, then join its result.
+		bg := context.WithoutCancel(ctx)
+		if err := a.store.InTx(bg, func(tx *store.Tx) error { return tx.CaptureReleaseSlot(bg, c.ID) }); err != nil {
+			return err
+		}
+		return river.JobSnooze(canonicalWait)
+	}
+	return err
 }
 
 // stagedFrom copies the adapter's answer into the staged form, with each

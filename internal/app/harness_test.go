@@ -10,7 +10,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/adapters/telegram"
 	"github.com/monitorhq/monitor/adapters/x"
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
@@ -36,6 +38,7 @@ type pipeline struct {
 	st    *store.Store
 	blob  blob.Store
 	fx    *testkit.FxTwitter
+	tme   *testkit.Tme
 	app   *app.App
 	q     *queue.Queue
 	clock *clock
@@ -77,14 +80,19 @@ func newPipelineOn(t testing.TB, st *store.Store, bs blob.Store, limits app.Limi
 	ctx := context.Background()
 	log := storetest.Logger(t)
 	fx := testkit.NewFxTwitter(t)
+	tme := testkit.NewTme(t)
 
-	lis, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	actx, stop := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- adapterapi.Serve(actx, lis, x.New(x.Options{BaseURL: fx.URL()}), log) }()
-	t.Cleanup(func() { stop(); <-served })
-	reg, err := adapterapi.Dial(ctx, []string{lis.Addr().String()}, log)
+	var addrs []string
+	served := make(chan error, 2)
+	for _, ad := range []adapterv1.AdapterServer{x.New(x.Options{BaseURL: fx.URL()}), telegram.New(telegram.Options{BaseURL: tme.URL()})} {
+		lis, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addrs = append(addrs, lis.Addr().String())
+		go func() { served <- adapterapi.Serve(actx, lis, ad, log) }()
+	}
+	t.Cleanup(func() { stop(); <-served; <-served })
+	reg, err := adapterapi.Dial(ctx, addrs, log)
 	require.NoError(t, err)
 	t.Cleanup(reg.Close)
 
@@ -94,7 +102,7 @@ func newPipelineOn(t testing.TB, st *store.Store, bs blob.Store, limits app.Limi
 	q, err := queue.New(st, config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, log, a.RegisterWorkers)
 	require.NoError(t, err)
 	a.AttachQueue(q)
-	p := &pipeline{st: st, blob: bs, fx: fx, app: a, q: q, clock: clk}
+	p := &pipeline{st: st, blob: bs, fx: fx, tme: tme, app: a, q: q, clock: clk}
 	p.start(t)
 	return p
 }

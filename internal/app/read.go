@@ -74,8 +74,25 @@ func (a *App) Collection(ctx context.Context, tenantID, id uuid.UUID) (Collectio
 	return a.collectionView(ctx, sc)
 }
 
+// savedCollection finds a tenant's saved collection by id. The id of a
+// collection that resolved to a canonical one (an album member's link)
+// finds the canonical collection, so ids handed out before the capture
+// moved keep working.
 func (a *App) savedCollection(ctx context.Context, tenantID, id uuid.UUID) (store.SavedCollection, error) {
 	sc, err := a.store.SavedCollectionGet(ctx, tenantID, id)
+	if isNotFound(err) {
+		var to uuid.UUID
+		var ok bool
+		if terr := a.store.InTx(ctx, func(tx *store.Tx) (err error) {
+			to, ok, err = tx.CollectionCanonical(ctx, id)
+			return err
+		}); terr != nil && !isNotFound(terr) {
+			return sc, terr
+		}
+		if ok {
+			sc, err = a.store.SavedCollectionGet(ctx, tenantID, to)
+		}
+	}
 	if isNotFound(err) {
 		return sc, errorf(ErrNotFound, "no saved collection with id %s", id)
 	}

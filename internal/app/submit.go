@@ -125,6 +125,9 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if err != nil {
 			return err
 		}
+		if coll, err = canonicalCollection(ctx, tx, coll); err != nil {
+			return err
+		}
 		saved, err := tx.TenantCollectionExists(ctx, tenant.ID, coll.ID)
 		if err != nil {
 			return err

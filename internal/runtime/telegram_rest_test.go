@@ -66,9 +66,9 @@ func TestRESTTelegramAlbum(t *testing.T) {
 	rc, tme := newTelegramRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 
-	sub, c := rc.capture(t, token, "https://t.me/tidewatch_demo/102?single")
+	_, c := rc.capture(t, token, "https://t.me/tidewatch_demo/102?single")
 	require.Equal(t, "complete", c["state"], c["error"])
-	coll := rc.do(t, token, "GET", "/v1/collections/"+sub["collection_id"].(string), nil)
+	coll := rc.do(t, token, "GET", "/v1/collections/"+c["collection_id"].(string), nil)
 	require.Equal(t, http.StatusOK, coll.status, string(coll.body))
 	body := coll.json(t)
 	require.Equal(t, "telegram", body["platform"])
@@ -106,9 +106,10 @@ func TestRESTTelegramAlbum(t *testing.T) {
 	for i := range media {
 		require.Equal(t, media[i].(map[string]any)["sha256"], body2["media"].([]any)[i].(map[string]any)["sha256"])
 	}
-	// Core keeps the collection of the link it resolved: canonical_target
-	// does not merge the ?single link's collection into the album's yet.
-	require.NotEqual(t, sub["collection_id"], sub2["collection_id"])
+	// The member's link was archived as the album: one collection.
+	require.Equal(t, c["collection_id"], sub2["collection_id"])
+	list := rc.do(t, token, "GET", "/v1/collections", nil).json(t)
+	require.Len(t, list["items"], 1)
 
 	adapters := rc.do(t, token, "GET", "/v1/adapters", nil).json(t)
 	var names []string

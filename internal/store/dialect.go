@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
+
+	"github.com/google/uuid"
 )
 
 // dialect is everything that differs between the databases Monitor runs on.
@@ -68,6 +70,10 @@ type dialect interface {
 	// lockCaptureQuery locks capture $1 until the transaction ends ("" when
 	// transactions are serialized anyway).
 	lockCaptureQuery() string
+	// repointCapture moves in-flight capture $1 from collection $2 to its
+	// canonical collection $3, with its submissions and their submitters'
+	// saved references, across tenants (see Tx.CaptureRepoint).
+	repointCapture(ctx context.Context, q execer, capture, from, to uuid.UUID) error
 	// schemaMigrationsDDL creates the migration record if missing.
 	schemaMigrationsDDL() string
 	// lockMigrations serializes migrators until unlock is called.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -346,5 +347,10 @@ func execRetryingCatalogRace(ctx context.Context, db *sql.DB, stmt string) error
 		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
 		}
 	}
+	return err
+}
+
+func (postgresDialect) repointCapture(ctx context.Context, q execer, capture, from, to uuid.UUID) error {
+	_, err := q.ExecContext(ctx, `SELECT monitor_capture_repoint($1, $2, $3)`, capture, from, to)
 	return err
 }

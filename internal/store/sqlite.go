@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/google/uuid"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -239,4 +240,8 @@ func sqliteOpenError(path string, err error) error {
 		}
 	}
 	return fmt.Errorf("store: open %s: %w", path, err)
+}
+
+func (sqliteDialect) repointCapture(ctx context.Context, q execer, capture, from, to uuid.UUID) error {
+	return repointCapture(ctx, q, capture, from, to)
 }
