@@ -1,0 +1,296 @@
+package tgchannel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+// The command registry: one table drives how messages are handled, how
+// their arguments are checked, the /help text, which button presses are
+// valid, and the command menu sent with setMyCommands.
+
+// command is one slash command.
+type command struct {
+	name        string // without the slash, lowercase
+	args        string // the arguments as /help shows them, e.g. "ID"
+	description string // one line, for /help and the menu
+	minArgs     int
+	maxArgs     int // -1: any number, ignored
+	// checkArg validates each argument; its error is shown with the usage.
+	checkArg func(string) error
+	// privateOnly commands answer only in a private chat with the bot.
+	privateOnly bool
+	// hidden commands stay out of the menu and /help.
+	hidden bool
+	run    func(j *job, ctx context.Context, args []string) error
+}
+
+// usage is "/get ID".
+func (c *command) usage() string {
+	if c.args == "" {
+		return "/" + c.name
+	}
+	return "/" + c.name + " " + c.args
+}
+
+// button is one kind of inline button that calls back: its data is
+// "<prefix>:<argument>".
+type button struct {
+	prefix string
+	// parse validates the argument of a press.
+	parse func(arg string) error
+	run   func(j *job, ctx context.Context, arg string) error
+}
+
+// registry is the table of commands and buttons.
+type registry struct {
+	commands []command
+	buttons  []button
+}
+
+// Button prefixes, kept short: callback data holds at most 64 bytes.
+const (
+	btnView = "v" // v:<collection id>: show a saved item
+	btnPage = "l" // l:<page>:<last id of the previous page>: a /list page
+	btnSave = "s" // s:<collection id>: "save too"
+)
+
+// maxLinks is how many links one message may ask to archive.
+const maxLinks = 5
+
+func newRegistry() *registry {
+	return &registry{
+		commands: []command{
+			{name: "start", description: "what this bot does", maxArgs: -1, run: (*job).cmdStart},
+			{name: "help", description: "the commands", maxArgs: -1, run: (*job).cmdHelp},
+			{name: "list", description: "your archive, newest first, 10 a page", run: (*job).cmdList},
+			{name: "get", args: "ID", description: "show a saved item", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdGet},
+			{name: "delete", args: "ID", description: "remove a saved item from your archive", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdDelete},
+			{name: "usage", description: "storage used, quota and today's submissions", run: (*job).cmdUsage},
+			{name: "token", description: "create a REST API token (private chat only)", privateOnly: true, run: (*job).cmdToken},
+		},
+		buttons: []button{
+			{prefix: btnView, parse: checkUUID, run: (*job).btnView},
+			{prefix: btnPage, parse: checkPageArg, run: (*job).btnPage},
+			{prefix: btnSave, parse: checkUUID, run: (*job).btnSave},
+		},
+	}
+}
+
+func (r *registry) find(name string) *command {
+	for i := range r.commands {
+		if r.commands[i].name == name {
+			return &r.commands[i]
+		}
+	}
+	return nil
+}
+
+// menu is the command list for setMyCommands.
+func (r *registry) menu() []models.BotCommand {
+	var out []models.BotCommand
+	for _, c := range r.commands {
+		if c.hidden {
+			continue
+		}
+		desc := c.description
+		if c.args != "" {
+			desc = c.args + " — " + desc
+		}
+		out = append(out, models.BotCommand{Command: c.name, Description: desc})
+	}
+	return out
+}
+
+// help is the /help text.
+func (r *registry) help(username string) string {
+	var b strings.Builder
+	b.WriteString("Send me a link to a post — an X post or profile, a public Telegram channel post — and I archive its text and media and send it back.\n\n")
+	for _, c := range r.commands {
+		if c.hidden {
+			continue
+		}
+		fmt.Fprintf(&b, "%s — %s\n", c.usage(), c.description)
+	}
+	fmt.Fprintf(&b, "\nIn a group, mention me (@%s) with the link, or address commands to me: /list@%s.", username, username)
+	return b.String()
+}
+
+// request is what a message asks for.
+type request struct {
+	cmd   *command
+	args  []string
+	links []string
+	// problem, when set, is what to answer instead.
+	problem string
+}
+
+// parseMessage reads a message addressed to the bot.
+func (r *registry) parseMessage(u channelapi.Update, username string) request {
+	var tokens []string
+	for _, t := range strings.Fields(u.Text) {
+		if strings.EqualFold(strings.TrimRight(t, ",:"), "@"+username) {
+			continue // the mention that addressed the message to us
+		}
+		tokens = append(tokens, t)
+	}
+	if len(tokens) > 0 && strings.HasPrefix(tokens[0], "/") && len(tokens[0]) > 1 && !strings.Contains(tokens[0][1:], "/") {
+		name, at, _ := strings.Cut(tokens[0][1:], "@")
+		name = strings.ToLower(name)
+		if at != "" && !strings.EqualFold(at, username) {
+			return request{problem: "That command is meant for another bot."}
+		}
+		c := r.find(name)
+		if c == nil {
+			return request{problem: fmt.Sprintf("I don't know /%s. /help lists what I can do.", name)}
+		}
+		args := tokens[1:]
+		if c.privateOnly && u.ChatType != string(models.ChatTypePrivate) {
+			return request{problem: fmt.Sprintf("🔒 %s works only in a private chat with me (@%s): what it shows must stay secret.", c.usage(), username)}
+		}
+		if len(args) < c.minArgs || (c.maxArgs >= 0 && len(args) > c.maxArgs) {
+			return request{problem: usageProblem(c, nil)}
+		}
+		if c.maxArgs >= 0 && c.checkArg != nil {
+			for _, a := range args {
+				if err := c.checkArg(a); err != nil {
+					return request{problem: usageProblem(c, err)}
+				}
+			}
+		}
+		return request{cmd: c, args: args}
+	}
+	links := findLinks(u.Text, u.Entities)
+	switch {
+	case len(links) > maxLinks:
+		return request{problem: fmt.Sprintf("Send at most %d links at a time.", maxLinks)}
+	case len(links) > 0:
+		return request{links: links}
+	}
+	return request{problem: "Send me a link to archive, or /help to see what I can do."}
+}
+
+func usageProblem(c *command, err error) string {
+	s := "Usage: " + c.usage() + " — " + c.description + "."
+	if err != nil {
+		s = err.Error() + "\n" + s
+	}
+	return s
+}
+
+// parseCallback finds the button a press names and checks its argument.
+func (r *registry) parseCallback(data string) (*button, string, error) {
+	prefix, arg, ok := strings.Cut(data, ":")
+	if ok {
+		for i := range r.buttons {
+			if r.buttons[i].prefix == prefix {
+				if err := r.buttons[i].parse(arg); err != nil {
+					return nil, "", err
+				}
+				return &r.buttons[i], arg, nil
+			}
+		}
+	}
+	return nil, "", errors.New("this button no longer works")
+}
+
+// callbackData builds a button's data; it must fit Telegram's 64 bytes.
+func callbackData(prefix string, parts ...string) string {
+	s := prefix + ":" + strings.Join(parts, ":")
+	if len(s) > 64 {
+		panic("tgchannel: callback data over 64 bytes: " + s)
+	}
+	return s
+}
+
+// checkItemID accepts a collection id or a prefix of at least 8 hex
+// digits of one (core resolves it).
+func checkItemID(s string) error {
+	digits := 0
+	for i, r := range s {
+		switch {
+		case (r >= '0' && r <= '9') || (r >= 'a' && r <= 'f') || (r >= 'A' && r <= 'F'):
+			digits++
+		case r == '-' && i > 0:
+		default:
+			digits = -1
+		}
+		if digits < 0 {
+			break
+		}
+	}
+	if digits < 8 || digits > 32 || len(s) > 36 {
+		return fmt.Errorf("%q is not an item id: use the id /list or a result shows (at least its first 8 characters).", s)
+	}
+	return nil
+}
+
+func checkUUID(s string) error {
+	_, err := uuid.Parse(s)
+	return err
+}
+
+// checkPageArg validates "<page>:<uuid>".
+func checkPageArg(s string) error {
+	_, _, err := parsePageArg(s)
+	return err
+}
+
+func parsePageArg(s string) (page int, after uuid.UUID, err error) {
+	p, id, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, uuid.Nil, errors.New("no page")
+	}
+	page, err = strconv.Atoi(p)
+	if err != nil || page < 2 {
+		return 0, uuid.Nil, errors.New("bad page")
+	}
+	after, err = uuid.Parse(id)
+	return page, after, err
+}
+
+// findLinks returns the distinct links of a message: its url and
+// text_link entities, else the words that look like web links.
+func findLinks(text string, entities []channelapi.Entity) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		s = strings.TrimRight(s, ".,;:!?)»”'\"")
+		if !strings.Contains(s, "://") {
+			s = "https://" + s
+		}
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.Contains(u.Host, ".") {
+			return
+		}
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, e := range entities {
+		switch e.Type {
+		case "url":
+			add(utf16Slice(text, e.Offset, e.Length))
+		case "text_link":
+			add(e.URL)
+		}
+	}
+	if len(out) == 0 {
+		for _, w := range strings.Fields(text) {
+			if strings.HasPrefix(w, "http://") || strings.HasPrefix(w, "https://") {
+				add(w)
+			}
+		}
+	}
+	return out
+}

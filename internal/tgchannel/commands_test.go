@@ -1,0 +1,278 @@
+package tgchannel
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+const testBot = "monitor_test_bot"
+
+func TestRegistryDrivesHelpAndMenu(t *testing.T) {
+	t.Parallel()
+	r := newRegistry()
+	menu := r.menu()
+	help := r.help(testBot)
+	var names []string
+	for _, c := range r.commands {
+		names = append(names, c.name)
+	}
+	require.Equal(t, []string{"start", "help", "list", "get", "delete", "usage", "token"}, names)
+	require.Len(t, menu, len(r.commands))
+	for i, c := range r.commands {
+		require.Equal(t, c.name, menu[i].Command)
+		require.Contains(t, menu[i].Description, c.description)
+		require.LessOrEqual(t, len([]rune(menu[i].Description)), 256)
+		require.Equal(t, strings.ToLower(c.name), c.name)
+		require.Contains(t, help, c.usage()+" — "+c.description, "every command in /help")
+	}
+	require.Equal(t, "ID — show a saved item", menu[3].Description)
+	require.Contains(t, help, "/get ID")
+	require.Contains(t, help, "@"+testBot)
+
+	// A hidden command leaves both.
+	r.commands[1].hidden = true
+	require.Len(t, r.menu(), len(r.commands)-1)
+	require.NotContains(t, r.help(testBot), "/help —")
+}
+
+func msg(text, chatType string) channelapi.Update {
+	return channelapi.Update{Kind: channelapi.UpdateMessage, Text: text, ChatType: chatType, ChatID: 1}
+}
+
+func TestRegistryParsesMessages(t *testing.T) {
+	t.Parallel()
+	r := newRegistry()
+	id := uuid.New().String()
+
+	req := r.parseMessage(msg("/list", "private"), testBot)
+	require.Equal(t, "list", req.cmd.name)
+
+	req = r.parseMessage(msg("@monitor_test_bot /get "+id[:8], "supergroup"), testBot)
+	require.Equal(t, "get", req.cmd.name)
+	require.Equal(t, []string{id[:8]}, req.args)
+
+	req = r.parseMessage(msg("/DELETE@Monitor_Test_Bot "+id, "group"), testBot)
+	require.Equal(t, "delete", req.cmd.name)
+
+	// Argument checks come from the registry.
+	req = r.parseMessage(msg("/get", "private"), testBot)
+	require.Nil(t, req.cmd)
+	require.Contains(t, req.problem, "Usage: /get ID")
+	req = r.parseMessage(msg("/get abc", "private"), testBot)
+	require.Contains(t, req.problem, `"abc" is not an item id`)
+	req = r.parseMessage(msg("/get "+id+" more", "private"), testBot)
+	require.Contains(t, req.problem, "Usage: /get ID")
+	req = r.parseMessage(msg("/list 2", "private"), testBot)
+	require.Contains(t, req.problem, "Usage: /list")
+	req = r.parseMessage(msg("/start deep-link-payload", "private"), testBot)
+	require.Equal(t, "start", req.cmd.name)
+
+	// /token only in private chats.
+	req = r.parseMessage(msg("/token@monitor_test_bot", "supergroup"), testBot)
+	require.Nil(t, req.cmd)
+	require.Contains(t, req.problem, "private chat")
+	require.Equal(t, "token", r.parseMessage(msg("/token", "private"), testBot).cmd.name)
+
+	require.Contains(t, r.parseMessage(msg("/nope", "private"), testBot).problem, "I don't know /nope")
+	require.Contains(t, r.parseMessage(msg("/list@other_bot", "private"), testBot).problem, "another bot")
+
+	// Links, from entities or plain words.
+	u := msg("@monitor_test_bot look x.com/a/status/1, https://t.me/c/2.", "supergroup")
+	u.Entities = []channelapi.Entity{
+		{Type: "mention", Offset: 0, Length: 17},
+		{Type: "url", Offset: 23, Length: 16},
+		{Type: "url", Offset: 41, Length: 16},
+	}
+	req = r.parseMessage(u, testBot)
+	require.Equal(t, []string{"https://x.com/a/status/1", "https://t.me/c/2"}, req.links)
+	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/1", "private"), testBot)
+	require.Equal(t, []string{"https://x.com/a/status/1"}, req.links)
+	req = r.parseMessage(msg(strings.Repeat("https://x.com/a/status/1 ", 1)+"https://a.b/1 https://a.b/2 https://a.b/3 https://a.b/4 https://a.b/5", "private"), testBot)
+	require.Contains(t, req.problem, "at most 5 links")
+	require.Contains(t, r.parseMessage(msg("hello there", "private"), testBot).problem, "Send me a link")
+}
+
+func TestRegistryValidatesCallbacks(t *testing.T) {
+	t.Parallel()
+	r := newRegistry()
+	id := uuid.New()
+	for _, data := range []string{
+		callbackData(btnView, id.String()),
+		callbackData(btnSave, id.String()),
+		callbackData(btnPage, "12", id.String()),
+	} {
+		require.LessOrEqual(t, len(data), 64)
+		b, arg, err := r.parseCallback(data)
+		require.NoError(t, err, data)
+		require.Equal(t, data[:1], b.prefix)
+		require.Equal(t, data[2:], arg)
+	}
+	for _, bad := range []string{"", "v", "v:", "v:not-a-uuid", "x:" + id.String(), "l:1:" + id.String(), "l:2", "l:two:" + id.String()} {
+		_, _, err := r.parseCallback(bad)
+		require.Error(t, err, bad)
+	}
+}
+
+func TestGroupFilter(t *testing.T) {
+	t.Parallel()
+	me := botIdentity{ID: 7000001, Username: testBot}
+	ent := func(typ string, off, n int) models.MessageEntity {
+		return models.MessageEntity{Type: models.MessageEntityType(typ), Offset: off, Length: n}
+	}
+	cases := []struct {
+		name     string
+		text     string
+		entities []models.MessageEntity
+		want     bool
+	}{
+		{"mention", "@monitor_test_bot https://x.com/a", []models.MessageEntity{ent("mention", 0, 17)}, true},
+		{"mention any case, after emoji", "😀 hi @Monitor_Test_Bot", []models.MessageEntity{ent("mention", 6, 17)}, true},
+		{"another bot's mention", "@other_bot_here hi", []models.MessageEntity{ent("mention", 0, 15)}, false},
+		{"command addressed to us", "/list@monitor_test_bot", []models.MessageEntity{ent("bot_command", 0, 22)}, true},
+		{"command for another bot", "/list@other_bot", []models.MessageEntity{ent("bot_command", 0, 15)}, false},
+		{"bare command", "/list", []models.MessageEntity{ent("bot_command", 0, 5)}, false},
+		{"plain text", "just chatting https://x.com/a", []models.MessageEntity{ent("url", 14, 15)}, false},
+		{"mention as text without entity", "@monitor_test_bot", nil, false},
+		{"text mention of the bot", "Monitor look", []models.MessageEntity{{Type: models.MessageEntityTypeTextMention, Offset: 0, Length: 7, User: &models.User{ID: me.ID}}}, true},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, addressed(c.text, c.entities, me), c.name)
+	}
+}
+
+func TestNormalizeDropsWhatIsNotOurs(t *testing.T) {
+	t.Parallel()
+	me := botIdentity{ID: 7000001, Username: testBot}
+	alice := &models.User{ID: 42, FirstName: "Alice", LastName: "A", Username: "alice", LanguageCode: "en"}
+	group := models.Chat{ID: -100, Type: models.ChatTypeSupergroup}
+	private := models.Chat{ID: 42, Type: models.ChatTypePrivate}
+
+	n, ok := normalize(&models.Update{ID: 5, Message: &models.Message{ID: 9, From: alice, Chat: private, Text: "hi",
+		ReplyToMessage: &models.Message{ID: 3}}}, me)
+	require.True(t, ok)
+	require.Equal(t, channelapi.Update{UpdateID: 5, Kind: "message", From: channelapi.User{ID: 42, Username: "alice", DisplayName: "Alice A", Language: "en"},
+		ChatID: 42, ChatType: "private", MessageID: 9, Text: "hi", ReplyToMessageID: 3}, n)
+
+	// Group messages need to be addressed to us; captions count.
+	_, ok = normalize(&models.Update{ID: 6, Message: &models.Message{ID: 10, From: alice, Chat: group, Text: "hello all"}}, me)
+	require.False(t, ok)
+	n, ok = normalize(&models.Update{ID: 7, Message: &models.Message{ID: 11, From: alice, Chat: group,
+		Caption: "look @monitor_test_bot", CaptionEntities: []models.MessageEntity{{Type: "mention", Offset: 5, Length: 17}},
+		Photo: []models.PhotoSize{{FileID: "x"}}}}, me)
+	require.True(t, ok)
+	require.Equal(t, "look @monitor_test_bot", n.Text)
+	require.Equal(t, []channelapi.Entity{{Type: "mention", Offset: 5, Length: 17}}, n.Entities)
+	require.Equal(t, "supergroup", n.ChatType)
+
+	// Bots, empty messages, channels and edits are dropped.
+	_, ok = normalize(&models.Update{ID: 8, Message: &models.Message{From: &models.User{ID: 1, IsBot: true}, Chat: private, Text: "hi"}}, me)
+	require.False(t, ok)
+	_, ok = normalize(&models.Update{ID: 9, Message: &models.Message{From: alice, Chat: private}}, me)
+	require.False(t, ok)
+	_, ok = normalize(&models.Update{ID: 10, EditedMessage: &models.Message{From: alice, Chat: private, Text: "x"}}, me)
+	require.False(t, ok)
+
+	// Button presses need no mention, in groups too.
+	n, ok = normalize(&models.Update{ID: 11, CallbackQuery: &models.CallbackQuery{ID: "cb1", From: *alice, Data: "v:1",
+		Message: models.MaybeInaccessibleMessage{Type: models.MaybeInaccessibleMessageTypeMessage, Message: &models.Message{ID: 20, Chat: group}}}}, me)
+	require.True(t, ok)
+	require.Equal(t, channelapi.Update{UpdateID: 11, Kind: "callback", From: channelapi.User{ID: 42, Username: "alice", DisplayName: "Alice A", Language: "en"},
+		ChatID: -100, ChatType: "supergroup", MessageID: 20, CallbackID: "cb1", CallbackData: "v:1"}, n)
+}
+
+func TestRenderList(t *testing.T) {
+	t.Parallel()
+	var items []channelapi.Item
+	for i := range 3 {
+		items = append(items, channelapi.Item{ID: uuid.New(), SourceURL: "https://x.com/a/status/" + string(rune('1'+i)),
+			Summary: "Author：第" + string(rune('1'+i)) + "条\n帖子 😀 [图片]"})
+	}
+	items[2].SourceURL = ""
+	m := renderList(items, 2, true)
+	require.True(t, strings.HasPrefix(m.text, "📚 Your archive — page 2\n\n11. Author：第1条 帖子 😀 [图片]\n\n12. "), m.text)
+	require.Len(t, m.entities, 2, "a text link per item with a source")
+	for i, e := range m.entities {
+		require.Equal(t, models.MessageEntityTypeTextLink, e.Type)
+		require.Equal(t, foldSummary(items[i].Summary), utf16Slice(m.text, e.Offset, e.Length))
+		require.Equal(t, items[i].SourceURL, e.URL)
+	}
+	require.Len(t, m.kb.InlineKeyboard, 4)
+	require.Equal(t, "v:"+items[0].ID.String(), m.kb.InlineKeyboard[0][0].CallbackData)
+	require.Equal(t, items[0].SourceURL, m.kb.InlineKeyboard[0][1].URL)
+	require.Len(t, m.kb.InlineKeyboard[2], 1, "no original button without a source")
+	require.Equal(t, "l:3:"+items[2].ID.String(), m.kb.InlineKeyboard[3][0].CallbackData)
+
+	require.Contains(t, renderList(nil, 1, false).text, "empty")
+	require.Nil(t, renderList(nil, 1, false).kb)
+}
+
+func TestRenderDetailAndResult(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 1, 23, 0, 0, 0, time.UTC)
+	it := channelapi.Item{ID: uuid.New(), AuthorName: "Archivist", Text: "Hello\nworld", PublishedAt: &at,
+		SourceURL: "https://x.com/a/status/1", Media: []channelapi.Media{{Kind: "image"}, {Kind: "image"}, {Kind: "video"}}}
+	d := renderDetail(it)
+	require.Len(t, d, 1)
+	require.Equal(t, "🆔 "+it.ID.String()+"\n👤 Archivist\n🕒 2026-03-02 07:00 (UTC+8)\n📎 2 photos · 1 video\n\nHello\nworld", d[0].text)
+	require.Equal(t, "https://x.com/a/status/1", d[0].kb.InlineKeyboard[0][0].URL)
+
+	it.PublishedAt = nil
+	require.NotContains(t, renderDetail(it)[0].text, "🕒", "unknown times are left out")
+
+	del := channelapi.Delivery{ChatID: -100, Public: true, Item: &it}
+	kb := resultKeyboard(del)
+	require.Len(t, kb.InlineKeyboard[0], 2)
+	require.Equal(t, "s:"+it.ID.String(), kb.InlineKeyboard[0][1].CallbackData)
+	del.ChatID = 42
+	require.Len(t, resultKeyboard(del).InlineKeyboard[0], 1, "no save-too in private chats")
+	require.Contains(t, resultText(del, []string{"⚠️ note"}), "Hello\nworld\n\n🆔 "+it.ID.String()+"\n⚠️ note")
+}
+
+func TestMediaPlanning(t *testing.T) {
+	t.Parallel()
+	none := func(int) bool { return false }
+	photos := make([]string, 12)
+	for i := range photos {
+		photos[i] = repPhoto
+	}
+	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, planBatch(photos, 0, none))
+	require.Equal(t, []int{10, 11}, planBatch(photos, 10, none))
+
+	mixed := []string{repPhoto, repVideo, repAnimation, repPhoto, repDocument, repDocument, "", repPhoto}
+	require.Equal(t, []int{0, 1}, planBatch(mixed, 0, none))
+	require.Equal(t, []int{2}, planBatch(mixed, 2, none), "an animation goes alone")
+	require.Equal(t, []int{3}, planBatch(mixed, 3, none))
+	require.Equal(t, []int{4, 5}, planBatch(mixed, 4, none))
+	require.Equal(t, []int{0}, planBatch(mixed, 0, func(i int) bool { return i == 1 }))
+
+	require.Equal(t, repPhoto, representation(channelapi.Media{Kind: "image", Size: 1 << 20, Width: 1200, Height: 800}))
+	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "image", Size: 11 << 20}))
+	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "image", Size: 1, Width: 100, Height: 3000}), "too narrow for a photo")
+	require.Equal(t, repVideo, representation(channelapi.Media{Kind: "video", Size: 20 << 20}))
+	require.Equal(t, repAnimation, representation(channelapi.Media{Kind: "gif", Size: 1}))
+	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "audio", Size: 1}))
+	require.Equal(t, "", representation(channelapi.Media{Kind: "video", Size: 51 << 20}), "over the bot upload limit")
+	require.Equal(t, "0123456789abcdef.jpg", fileName(channelapi.Media{SHA256: "0123456789abcdef0123", Mime: "image/jpeg"}))
+}
+
+func TestLimiterPacesChats(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(50*time.Millisecond, time.Millisecond)
+	ctx := t.Context()
+	start := time.Now()
+	require.NoError(t, l.wait(ctx, 1, true))
+	require.NoError(t, l.wait(ctx, 2, true)) // another chat: no wait
+	require.Less(t, time.Since(start), 40*time.Millisecond)
+	require.NoError(t, l.wait(ctx, 1, true))
+	require.GreaterOrEqual(t, time.Since(start), 45*time.Millisecond)
+	l.hold(2, 80*time.Millisecond)
+	require.NoError(t, l.wait(ctx, 2, true))
+	require.GreaterOrEqual(t, time.Since(start), 75*time.Millisecond)
+}

@@ -1,0 +1,389 @@
+package tgchannel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+// pageSize is how many items a /list page shows.
+const pageSize = 10
+
+// updateProgress is what an update item has done so far, so that a retry
+// neither answers twice nor sends a second status message.
+type updateProgress struct {
+	PartsSent  int              `json:"parts_sent,omitempty"`
+	MessageIDs []int64          `json:"message_ids,omitempty"`
+	Answered   bool             `json:"answered,omitempty"`
+	Edited     bool             `json:"edited,omitempty"`
+	Statuses   map[string]int64 `json:"statuses,omitempty"` // link → its status message
+	Captured   map[string]bool  `json:"captured,omitempty"`
+}
+
+// handleUpdate answers one stored update.
+func (j *job) handleUpdate(ctx context.Context) error {
+	u := j.w.Update
+	if u == nil {
+		return &failWork{reason: "update work without an update"}
+	}
+	decodeProgress(j.w.Progress, &j.up)
+	switch u.Kind {
+	case channelapi.UpdateMessage:
+		req := j.ch.reg.parseMessage(*u, j.ch.me.Username)
+		switch {
+		case req.cmd != nil:
+			return req.cmd.run(j, ctx, req.args)
+		case len(req.links) > 0:
+			return j.capture(ctx, req.links)
+		default:
+			return j.reply(ctx, outMessage{text: req.problem})
+		}
+	case channelapi.UpdateCallback:
+		b, arg, err := j.ch.reg.parseCallback(u.CallbackData)
+		if err != nil {
+			return j.answerOnce(ctx, "This button no longer works.", true)
+		}
+		return b.run(j, ctx, arg)
+	}
+	return &failWork{reason: fmt.Sprintf("unknown update kind %q", u.Kind)}
+}
+
+// replyTo is the message answers quote: in groups the message that asked
+// (or the bot message whose button was pressed); none in private chats.
+func (j *job) replyTo() int64 {
+	u := j.w.Update
+	if u.ChatType == string(models.ChatTypePrivate) {
+		return 0
+	}
+	return u.MessageID
+}
+
+// reply sends the answer's messages that were not sent yet, recording
+// those with buttons and the progress after each.
+func (j *job) reply(ctx context.Context, msgs ...outMessage) error {
+	u := j.w.Update
+	for i := j.up.PartsSent; i < len(msgs); i++ {
+		id, err := j.ch.sendText(ctx, u.ChatID, j.replyTo(), msgs[i])
+		if err != nil {
+			return err
+		}
+		if hasCallbacks(msgs[i].kb) {
+			if err := j.recordButtons(ctx, u.ChatID, id); err != nil {
+				return err
+			}
+		}
+		j.up.PartsSent = i + 1
+		j.up.MessageIDs = append(j.up.MessageIDs, id)
+		if err := j.saveProgress(ctx, j.up); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// answerOnce answers the button press of this item (once).
+func (j *job) answerOnce(ctx context.Context, text string, alert bool) error {
+	if j.up.Answered {
+		return nil
+	}
+	if err := j.ch.answer(ctx, j.w.Update.CallbackID, text, alert); err != nil {
+		return err
+	}
+	j.up.Answered = true
+	return nil
+}
+
+// apologize tells the person an update could not be handled (best effort).
+func (j *job) apologize(ctx context.Context) {
+	u := j.w.Update
+	if u == nil || j.w.Kind != channelapi.WorkUpdate {
+		return
+	}
+	const sorry = "Sorry, something went wrong on my side and I could not handle that. Please try again later."
+	var err error
+	if u.Kind == channelapi.UpdateCallback {
+		err = j.ch.answer(ctx, u.CallbackID, sorry, true)
+	} else {
+		_, err = j.ch.sendText(ctx, u.ChatID, j.replyTo(), outMessage{text: sorry})
+	}
+	if err != nil {
+		j.log.Debug("apologizing failed", "error", err)
+	}
+}
+
+// userError turns an answer of core meant for the person into the text to
+// show; ok is false for other errors (which are retried).
+func userError(err error) (string, bool) {
+	var e *channelapi.Error
+	if !errors.As(err, &e) {
+		return "", false
+	}
+	msg := strings.TrimSpace(e.Message)
+	switch e.Code {
+	case channelapi.CodeQuota:
+		return "💾 " + msg, true
+	case channelapi.CodeLimit:
+		if e.RetryAfterSeconds > 0 {
+			msg += fmt.Sprintf(" You can try again in %s.", formatWait(e.RetryAfterSeconds))
+		}
+		return "⏱ " + msg, true
+	case channelapi.CodeTenantNotActive:
+		return "⏳ " + msg, true
+	case channelapi.CodeUnsupported:
+		return "🚫 " + msg, true
+	case channelapi.CodeNotFound, channelapi.CodeInvalid, channelapi.CodeForbidden:
+		return "⚠️ " + msg, true
+	}
+	return "", false
+}
+
+// Commands.
+
+func (j *job) cmdStart(ctx context.Context, _ []string) error {
+	u := j.w.Update
+	var b strings.Builder
+	name := u.From.DisplayName
+	if name == "" {
+		name = "there"
+	}
+	fmt.Fprintf(&b, "👋 Hi %s! I keep an archive of posts for you.\n\n", name)
+	switch j.w.Tenant.Status {
+	case "pending":
+		b.WriteString("⏳ Your account awaits approval by the operator of this Monitor; I can archive links once it is approved.\n\n")
+	case "disabled", "archived":
+		b.WriteString("⛔ Your account is " + j.w.Tenant.Status + "; ask the operator of this Monitor.\n\n")
+	}
+	b.WriteString(j.ch.reg.help(j.ch.me.Username))
+	return j.reply(ctx, outMessage{text: b.String()})
+}
+
+func (j *job) cmdHelp(ctx context.Context, _ []string) error {
+	return j.reply(ctx, outMessage{text: j.ch.reg.help(j.ch.me.Username)})
+}
+
+func (j *job) cmdList(ctx context.Context, _ []string) error {
+	page, err := j.ch.core.List(ctx, j.w.ID, channelapi.ListRequest{Owner: j.ch.owner, Limit: pageSize})
+	if msg, ok := userError(err); ok {
+		return j.reply(ctx, outMessage{text: msg})
+	}
+	if err != nil {
+		return err
+	}
+	return j.reply(ctx, renderList(page.Items, 1, page.More))
+}
+
+func (j *job) cmdGet(ctx context.Context, args []string) error {
+	it, err := j.ch.core.Get(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: args[0]})
+	if msg, ok := userError(err); ok {
+		return j.reply(ctx, outMessage{text: msg})
+	}
+	if err != nil {
+		return err
+	}
+	return j.reply(ctx, renderDetail(it)...)
+}
+
+func (j *job) cmdDelete(ctx context.Context, args []string) error {
+	if j.up.PartsSent > 0 {
+		return nil
+	}
+	r, err := j.ch.core.Delete(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: args[0]})
+	if msg, ok := userError(err); ok {
+		return j.reply(ctx, outMessage{text: msg})
+	}
+	if err != nil {
+		return err
+	}
+	return j.reply(ctx, outMessage{text: fmt.Sprintf("🗑 Removed %s from your archive. Anyone else who saved it keeps their copy.", r.ID)})
+}
+
+func (j *job) cmdUsage(ctx context.Context, _ []string) error {
+	if j.up.PartsSent > 0 {
+		return nil
+	}
+	u, err := j.ch.core.Usage(ctx, j.w.ID, j.ch.owner)
+	if msg, ok := userError(err); ok {
+		return j.reply(ctx, outMessage{text: msg})
+	}
+	if err != nil {
+		return err
+	}
+	return j.reply(ctx, outMessage{text: renderUsage(u)})
+}
+
+func (j *job) cmdToken(ctx context.Context, _ []string) error {
+	if j.up.PartsSent > 0 {
+		return nil // a token is shown once; a retry never makes another
+	}
+	t, err := j.ch.core.Token(ctx, j.w.ID, j.ch.owner)
+	if msg, ok := userError(err); ok {
+		return j.reply(ctx, outMessage{text: msg})
+	}
+	if err != nil {
+		return err
+	}
+	head := "🔑 Your REST API token " + t.Name + " (shown only this once; keep it secret):\n\n"
+	tail := "\n\nSend it as the header  Authorization: Bearer <token>."
+	ents := []models.MessageEntity{{Type: models.MessageEntityTypeCode, Offset: utf16Len(head), Length: utf16Len(t.Token)}}
+	return j.reply(ctx, outMessage{text: head + t.Token + tail, entities: ents})
+}
+
+// capture archives each link: a status message first (kept in the
+// progress, so a retry reuses it), then the capture in core, whose
+// delivery later edits or replaces that status message.
+func (j *job) capture(ctx context.Context, links []string) error {
+	u := j.w.Update
+	if j.up.Statuses == nil {
+		j.up.Statuses = map[string]int64{}
+	}
+	if j.up.Captured == nil {
+		j.up.Captured = map[string]bool{}
+	}
+	for _, link := range links {
+		if j.up.Captured[link] {
+			continue
+		}
+		status := j.up.Statuses[link]
+		if status == 0 {
+			id, err := j.ch.sendText(ctx, u.ChatID, j.replyTo(), outMessage{text: statusText(link, "")})
+			if err != nil {
+				return err
+			}
+			status = id
+			j.up.Statuses[link] = id
+			if err := j.saveProgress(ctx, j.up); err != nil {
+				return err
+			}
+		}
+		_, err := j.ch.core.Capture(ctx, j.w.ID, channelapi.CaptureRequest{
+			Owner: j.ch.owner, URL: link, StatusMessageID: status, ReplyToMessageID: j.replyTo(),
+		})
+		if msg, ok := userError(err); ok {
+			refusal := outMessage{text: "❌ Could not archive " + link + "\n" + msg}
+			err := j.ch.editText(ctx, u.ChatID, status, refusal)
+			if isMessageGone(err) {
+				_, err = j.ch.sendText(ctx, u.ChatID, j.replyTo(), refusal)
+			}
+			if err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		j.up.Captured[link] = true
+		if err := j.saveProgress(ctx, j.up); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statusText is the status message while a link is archived.
+func statusText(link, progress string) string {
+	s := "⏳ Archiving " + link + "…"
+	if progress != "" {
+		s += "\n" + progress
+	}
+	return s
+}
+
+// Buttons.
+
+// btnView shows a saved item in a new message.
+func (j *job) btnView(ctx context.Context, arg string) error {
+	it, err := j.ch.core.Get(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: arg})
+	if msg, ok := userError(err); ok {
+		return j.answerOnce(ctx, msg, true)
+	}
+	if err != nil {
+		return err
+	}
+	if err := j.answerOnce(ctx, "", false); err != nil {
+		return err
+	}
+	return j.reply(ctx, renderDetail(it)...)
+}
+
+// btnPage turns the pressed /list message to another page, in place.
+func (j *job) btnPage(ctx context.Context, arg string) error {
+	if j.up.Edited || j.up.PartsSent > 0 {
+		return nil
+	}
+	u := j.w.Update
+	page, after, _ := parsePageArg(arg)
+	r, err := j.ch.core.List(ctx, j.w.ID, channelapi.ListRequest{Owner: j.ch.owner, After: &after, Limit: pageSize})
+	if msg, ok := userError(err); ok {
+		return j.answerOnce(ctx, msg, true)
+	}
+	if err != nil {
+		return err
+	}
+	m := renderList(r.Items, page, r.More)
+	err = j.ch.editText(ctx, u.ChatID, u.MessageID, m)
+	if isMessageGone(err) {
+		if err := j.answerOnce(ctx, "", false); err != nil {
+			return err
+		}
+		return j.reply(ctx, m)
+	}
+	if err != nil {
+		return err
+	}
+	if hasCallbacks(m.kb) {
+		if err := j.recordButtons(ctx, u.ChatID, u.MessageID); err != nil {
+			return err
+		}
+	}
+	j.up.Edited = true
+	if err := j.saveProgress(ctx, j.up); err != nil {
+		return err
+	}
+	return j.answerOnce(ctx, "", false)
+}
+
+// btnSave adds a public result to the presser's archive ("save too") and
+// answers only with a toast.
+func (j *job) btnSave(ctx context.Context, arg string) error {
+	r, err := j.ch.core.Save(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: arg})
+	if msg, ok := userError(err); ok {
+		return j.answerOnce(ctx, msg, true)
+	}
+	if err != nil {
+		return err
+	}
+	switch r.Result {
+	case channelapi.SaveSaved:
+		return j.answerOnce(ctx, "✅ Saved to your archive.", false)
+	case channelapi.SaveAlready:
+		return j.answerOnce(ctx, "Already in your archive.", false)
+	default:
+		reason := r.Reason
+		if reason == "" {
+			reason = "it cannot be saved"
+		}
+		return j.answerOnce(ctx, "❌ Not saved: "+reason, true)
+	}
+}
+
+func hasCallbacks(kb *keyboard) bool {
+	if kb == nil {
+		return false
+	}
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			if b.CallbackData != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortID is the first 8 hex digits of an id, enough for /get and /delete.
+func shortID(id uuid.UUID) string { return id.String()[:8] }

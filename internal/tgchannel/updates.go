@@ -1,0 +1,237 @@
+package tgchannel
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+// botIdentity is who the bot is, from getMe.
+type botIdentity struct {
+	ID       int64
+	Username string // without @
+}
+
+// poll long-polls Telegram from the offset core keeps, posts what is
+// addressed to the bot to core together with the next offset, and polls
+// from that offset only once core has answered: an update is confirmed to
+// Telegram only after core stored it.
+func (ch *channel) poll(ctx context.Context, offset int64) error {
+	backoff := newBackoff(time.Second, 30*time.Second)
+	for ctx.Err() == nil {
+		updates, err := ch.tg.getUpdates(ctx, offset, pollTimeout)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ae *apiError
+			switch {
+			case errors.As(err, &ae) && ae.Code == http.StatusUnauthorized:
+				return errors.New("telegram: the bot token was refused (401 Unauthorized); check MONITOR_TELEGRAM_TOKEN")
+			case errors.As(err, &ae) && ae.RetryAfter > 0:
+				ch.log.Info("telegram asked to slow down polling", "retry_after", ae.RetryAfter)
+				sleep(ctx, time.Duration(ae.RetryAfter)*time.Second)
+			case errors.As(err, &ae) && ae.Code == http.StatusConflict:
+				ch.log.Warn("another process polls this bot; only one may run", "error", err)
+				sleep(ctx, backoff.next())
+			default:
+				ch.log.Warn("polling Telegram failed", "error", err)
+				sleep(ctx, backoff.next())
+			}
+			continue
+		}
+		backoff.reset()
+		if len(updates) == 0 {
+			continue
+		}
+		next := offset
+		var handled []channelapi.Update
+		for i := range updates {
+			u := &updates[i]
+			if u.ID >= next {
+				next = u.ID + 1
+			}
+			if n, ok := normalize(u, ch.me); ok {
+				handled = append(handled, n)
+			}
+		}
+		if !ch.postUpdates(ctx, handled, next) {
+			return nil
+		}
+		ch.log.Debug("updates stored", "received", len(updates), "handled", len(handled), "next_offset", next)
+		offset = next
+		if len(handled) > 0 {
+			ch.nudge()
+		}
+	}
+	return nil
+}
+
+// postUpdates hands updates and the next offset to core, retrying until
+// core answers or ctx ends (then false).
+func (ch *channel) postUpdates(ctx context.Context, updates []channelapi.Update, next int64) bool {
+	backoff := newBackoff(500*time.Millisecond, 30*time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err := ch.core.PostUpdates(cctx, channelapi.UpdatesRequest{ChannelID: ch.channelID, Updates: updates, NextOffset: next})
+		cancel()
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		ch.log.Warn("core did not store updates; retrying", "error", err, "updates", len(updates))
+		if !sleep(ctx, backoff.next()) {
+			return false
+		}
+	}
+}
+
+// normalize turns a Telegram update into what core stores, or reports
+// that the channel does not handle it: other kinds of updates, messages
+// from bots, messages without text or caption, and group messages not
+// addressed to this bot.
+func normalize(u *models.Update, me botIdentity) (channelapi.Update, bool) {
+	switch {
+	case u.Message != nil:
+		m := u.Message
+		if m.From == nil || m.From.IsBot {
+			return channelapi.Update{}, false
+		}
+		text, entities := m.Text, m.Entities
+		if text == "" {
+			text, entities = m.Caption, m.CaptionEntities
+		}
+		if strings.TrimSpace(text) == "" {
+			return channelapi.Update{}, false
+		}
+		chatType := string(m.Chat.Type)
+		switch m.Chat.Type {
+		case models.ChatTypePrivate:
+		case models.ChatTypeGroup, models.ChatTypeSupergroup:
+			if !addressed(text, entities, me) {
+				return channelapi.Update{}, false
+			}
+		default:
+			return channelapi.Update{}, false
+		}
+		n := channelapi.Update{
+			UpdateID:  u.ID,
+			Kind:      channelapi.UpdateMessage,
+			From:      userOf(m.From),
+			ChatID:    m.Chat.ID,
+			ChatType:  chatType,
+			MessageID: int64(m.ID),
+			Text:      text,
+			Entities:  entitiesOf(entities),
+		}
+		if m.ReplyToMessage != nil {
+			n.ReplyToMessageID = int64(m.ReplyToMessage.ID)
+		}
+		return n, true
+	case u.CallbackQuery != nil:
+		cq := u.CallbackQuery
+		var chat models.Chat
+		var msgID int
+		switch {
+		case cq.Message.Message != nil:
+			chat, msgID = cq.Message.Message.Chat, cq.Message.Message.ID
+		case cq.Message.InaccessibleMessage != nil:
+			chat, msgID = cq.Message.InaccessibleMessage.Chat, cq.Message.InaccessibleMessage.MessageID
+		default:
+			return channelapi.Update{}, false // a button of an inline message: not ours
+		}
+		if cq.From.IsBot || cq.Data == "" {
+			return channelapi.Update{}, false
+		}
+		return channelapi.Update{
+			UpdateID:     u.ID,
+			Kind:         channelapi.UpdateCallback,
+			From:         userOf(&cq.From),
+			ChatID:       chat.ID,
+			ChatType:     string(chat.Type),
+			MessageID:    int64(msgID),
+			CallbackID:   cq.ID,
+			CallbackData: cq.Data,
+		}, true
+	}
+	return channelapi.Update{}, false
+}
+
+// addressed reports whether a group message is for this bot: it mentions
+// the bot's username, names the bot as a user, or carries a command
+// addressed to it (/cmd@username). A bare /cmd is for every bot in the
+// group and so not explicitly for this one.
+func addressed(text string, entities []models.MessageEntity, me botIdentity) bool {
+	for _, e := range entities {
+		switch e.Type {
+		case models.MessageEntityTypeMention:
+			if strings.EqualFold(utf16Slice(text, e.Offset, e.Length), "@"+me.Username) {
+				return true
+			}
+		case models.MessageEntityTypeTextMention:
+			if e.User != nil && e.User.ID == me.ID {
+				return true
+			}
+		case models.MessageEntityTypeBotCommand:
+			_, at, ok := strings.Cut(utf16Slice(text, e.Offset, e.Length), "@")
+			if ok && strings.EqualFold(at, me.Username) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func userOf(u *models.User) channelapi.User {
+	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
+	return channelapi.User{ID: u.ID, Username: u.Username, DisplayName: name, Language: u.LanguageCode}
+}
+
+func entitiesOf(es []models.MessageEntity) []channelapi.Entity {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]channelapi.Entity, 0, len(es))
+	for _, e := range es {
+		out = append(out, channelapi.Entity{Type: string(e.Type), Offset: e.Offset, Length: e.Length, URL: e.URL})
+	}
+	return out
+}
+
+// backoff grows a pause from min to max, doubling.
+type backoff struct {
+	min, max, cur time.Duration
+}
+
+func newBackoff(lo, hi time.Duration) *backoff { return &backoff{min: lo, max: hi} }
+
+func (b *backoff) next() time.Duration {
+	if b.cur == 0 {
+		b.cur = b.min
+	} else {
+		b.cur = min(b.cur*2, b.max)
+	}
+	return b.cur
+}
+
+func (b *backoff) reset() { b.cur = 0 }
+
+// sleep pauses for d or until ctx ends (then false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
