@@ -64,8 +64,10 @@ const (
 	btnSave = "s" // s:<collection id>: "save too"
 )
 
-// maxLinks is how many links one message may ask to archive.
-const maxLinks = 5
+// maxLinks is how many links one message may ask to archive: one, since
+// core makes one submission per update (its idempotency key is the work
+// item's).
+const maxLinks = 1
 
 func newRegistry() *registry {
 	return &registry{
@@ -172,7 +174,7 @@ func (r *registry) parseMessage(u channelapi.Update, username string) request {
 	links := findLinks(u.Text, u.Entities)
 	switch {
 	case len(links) > maxLinks:
-		return request{problem: fmt.Sprintf("Send at most %d links at a time.", maxLinks)}
+		return request{problem: "Send one link per message, please; I archive them one at a time."}
 	case len(links) > 0:
 		return request{links: links}
 	}

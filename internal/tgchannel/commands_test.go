@@ -90,12 +90,14 @@ func TestRegistryParsesMessages(t *testing.T) {
 		{Type: "url", Offset: 23, Length: 16},
 		{Type: "url", Offset: 41, Length: 16},
 	}
+	require.Equal(t, []string{"https://x.com/a/status/1", "https://t.me/c/2"}, findLinks(u.Text, u.Entities))
+	u.Text, u.Entities = "@monitor_test_bot look x.com/a/status/1, right?", u.Entities[:2]
 	req = r.parseMessage(u, testBot)
-	require.Equal(t, []string{"https://x.com/a/status/1", "https://t.me/c/2"}, req.links)
+	require.Equal(t, []string{"https://x.com/a/status/1"}, req.links)
 	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/1", "private"), testBot)
 	require.Equal(t, []string{"https://x.com/a/status/1"}, req.links)
-	req = r.parseMessage(msg(strings.Repeat("https://x.com/a/status/1 ", 1)+"https://a.b/1 https://a.b/2 https://a.b/3 https://a.b/4 https://a.b/5", "private"), testBot)
-	require.Contains(t, req.problem, "at most 5 links")
+	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/2", "private"), testBot)
+	require.Contains(t, req.problem, "one link per message")
 	require.Contains(t, r.parseMessage(msg("hello there", "private"), testBot).problem, "Send me a link")
 }
 
