@@ -351,6 +351,8 @@ type Core struct {
 	channelListener net.Listener
 	channelServer   *http.Server
 	channelSecret   string
+	// telegramToken is the token of the bot run in this process ("" = none).
+	telegramToken string
 	// conditions turns readiness, adapters and the queue into events.
 	conditions *conditions
 }
@@ -371,6 +373,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 		_ = e.Close()
 		return nil, fmt.Errorf("http: cannot listen on MONITOR_HTTP_ADDR=%s: %v", cfg.HTTPAddr, unwrapOpError(err))
 	}
+	c.telegramToken = telegramToken(ctx, cfg, e.app, log)
 	if err := c.openChannelAPI(ctx, cfg, log); err != nil {
 		_ = c.listener.Close()
 		_ = e.Close()
@@ -391,7 +394,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 func (c *Core) openChannelAPI(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	addr, secret := cfg.ChannelAddr, cfg.ChannelSecret
 	if addr == "" {
-		if cfg.TelegramToken == "" {
+		if c.telegramToken == "" {
 			return nil
 		}
 		addr, secret = "127.0.0.1:0", randomSecret()
@@ -456,6 +459,9 @@ func (c *Core) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	botCtx, stopBot := context.WithCancel(ctx)
+	defer stopBot()
+	botDone := c.runTelegram(botCtx)
 	healthCtx, stopHealth := context.WithCancel(ctx)
 	healthDone := make(chan struct{})
 	go func() { defer close(healthDone); c.adapters.WatchHealth(healthCtx, adapterHealthInterval) }()
@@ -481,6 +487,8 @@ func (c *Core) Run(ctx context.Context) error {
 		c.log.Warn("http server did not stop cleanly", slog.Any("err", err))
 		_ = c.server.Close()
 	}
+	stopBot()
+	<-botDone // the bot stops before the API it talks to
 	if c.channelServer != nil {
 		if err := c.channelServer.Shutdown(stopCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			c.log.Warn("channel API server did not stop cleanly", slog.Any("err", err))
