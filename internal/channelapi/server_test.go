@@ -43,6 +43,8 @@ type core struct {
 	url     string
 	channel uuid.UUID
 	offset  int64
+	// held are items claimed while waiting for another one.
+	held []channelapi.Work
 }
 
 func newCore(t *testing.T, st *store.Store) *core {
@@ -94,16 +96,30 @@ func (c *core) send(t *testing.T, u channelapi.Update) channelapi.Work {
 	r, err := c.api.PostUpdates(context.Background(), channelapi.UpdatesRequest{ChannelID: c.channel, Updates: []channelapi.Update{u}, NextOffset: c.offset + 1})
 	require.NoError(t, err)
 	require.Equal(t, 1, r.Stored)
-	w := c.next(t, owner)
-	require.Equal(t, channelapi.WorkUpdate, w.Kind)
-	require.Equal(t, c.offset, w.Update.UpdateID)
-	return w
+	for {
+		w := c.claim(t)
+		if w.Kind == channelapi.WorkUpdate && w.Update.UpdateID == c.offset {
+			return w
+		}
+		c.held = append(c.held, w)
+	}
 }
 
 const owner = "bot-1"
 
-// next claims the next ready item, waiting for one.
-func (c *core) next(t *testing.T, owner string) channelapi.Work {
+// next is the oldest item claimed and held, or else the next ready item.
+func (c *core) next(t *testing.T) channelapi.Work {
+	t.Helper()
+	if len(c.held) > 0 {
+		w := c.held[0]
+		c.held = c.held[1:]
+		return w
+	}
+	return c.claim(t)
+}
+
+// claim claims the next ready item, waiting for one.
+func (c *core) claim(t *testing.T) channelapi.Work {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -182,7 +198,7 @@ func TestCaptureThroughTheAPIIsDeliveredWithItsPhotos(t *testing.T) {
 		require.Equal(t, captured.SubmissionID, again.SubmissionID, "a retried item gets the same submission")
 		require.NoError(t, c.api.Done(ctx, w.ID, owner))
 
-		d := c.next(t, owner)
+		d := c.next(t)
 		require.Equal(t, channelapi.WorkDeliver, d.Kind)
 		require.Equal(t, captured.SubmissionID, *d.SubmissionID)
 		require.Equal(t, w.Tenant.ID, d.Tenant.ID)
@@ -212,8 +228,15 @@ func TestCaptureThroughTheAPIIsDeliveredWithItsPhotos(t *testing.T) {
 		require.Equal(t, channelapi.CodeNotFound, code(t, err))
 
 		require.NoError(t, c.api.Progress(ctx, d.ID, owner, map[string]any{"media_batches": 1}))
+		tctx := store.WithTenant(ctx, d.Tenant.ID)
+		sub, err := st.SubmissionGet(tctx, captured.SubmissionID)
+		require.NoError(t, err)
+		require.JSONEq(t, `{"media_batches": 1}`, string(sub.DeliveryProgress), "the submission keeps the delivery's progress")
 		require.NoError(t, c.api.Messages(ctx, d.ID, channelapi.MessagesRequest{Owner: owner, ChatID: 1, MessageIDs: []int64{501}}))
 		require.NoError(t, c.api.Done(ctx, d.ID, owner))
+		sub, err = st.SubmissionGet(tctx, captured.SubmissionID)
+		require.NoError(t, err)
+		require.Equal(t, store.DeliveryDelivered, sub.DeliveryState)
 		err = c.api.Progress(ctx, d.ID, owner, map[string]any{})
 		require.Equal(t, channelapi.CodeLeaseLost, code(t, err), "an ended item takes no more calls")
 		var e *channelapi.Error
@@ -234,7 +257,7 @@ func TestDeferredDeliveryWakesWhenTheCaptureEnds(t *testing.T) {
 		_, err := c.api.Capture(ctx, w.ID, channelapi.CaptureRequest{Owner: owner, URL: photosPost})
 		require.NoError(t, err)
 		require.NoError(t, c.api.Done(ctx, w.ID, owner))
-		d := c.next(t, owner)
+		d := c.next(t)
 		got, err := c.api.Delivery(ctx, d.ID, owner)
 		require.NoError(t, err)
 		require.Equal(t, channelapi.DeliveryPending, got.State)
@@ -243,7 +266,7 @@ func TestDeferredDeliveryWakesWhenTheCaptureEnds(t *testing.T) {
 		require.NoError(t, c.api.Defer(ctx, d.ID, channelapi.DeferRequest{Owner: owner, AfterSeconds: 3600}))
 		c.nothingReady(t)
 		// ...but the capture's end wakes the item at once.
-		again := c.next(t, owner)
+		again := c.next(t)
 		require.Equal(t, d.ID, again.ID)
 		require.Equal(t, 2, again.Attempts)
 		got, err = c.api.Delivery(ctx, again.ID, owner)
@@ -265,7 +288,7 @@ func TestSaveTooDeleteAndButtonsOfOthers(t *testing.T) {
 		captured, err := c.api.Capture(ctx, w.ID, channelapi.CaptureRequest{Owner: owner, URL: photosPost, ReplyToMessageID: 20})
 		require.NoError(t, err)
 		require.NoError(t, c.api.Done(ctx, w.ID, owner))
-		d := c.next(t, owner)
+		d := c.next(t)
 		got := c.deliver(t, d)
 		require.Equal(t, channelapi.DeliveryReady, got.State)
 		require.Equal(t, int64(-100), got.ChatID)
@@ -295,12 +318,19 @@ func TestSaveTooDeleteAndButtonsOfOthers(t *testing.T) {
 		require.Equal(t, channelapi.SaveAlready, saved.Result)
 		require.NoError(t, c.api.Done(ctx, p.ID, owner))
 
-		// Alice may press her own button.
+		// Alice may press her own button, and read its media.
 		p = c.send(t, press(alice, -100, 900, "view:"+id))
 		item, err := c.api.Get(ctx, p.ID, channelapi.ItemRequest{Owner: owner, ID: id})
 		require.NoError(t, err)
 		require.Equal(t, captured.CollectionID, item.ID)
+		rc, _, err := c.api.Media(ctx, p.ID, owner, item.Media[0].SHA256)
+		require.NoError(t, err)
+		require.NoError(t, rc.Close())
 		require.NoError(t, c.api.Done(ctx, p.ID, owner))
+		p = c.send(t, press(bob, -100, 900, "view:"+id))
+		_, _, err = c.api.Media(ctx, p.ID, owner, item.Media[0].SHA256)
+		require.Equal(t, channelapi.CodeForbidden, code(t, err))
+		require.NoError(t, c.api.Fail(ctx, p.ID, owner, "not his button"))
 
 		// Bob's /list shows the post he saved too; /get takes an id prefix.
 		m := c.send(t, private(bob, "/list"))
@@ -416,4 +446,73 @@ func TestTheSecretGuardsEveryRoute(t *testing.T) {
 	// A work id that nobody holds: the lease is lost, whatever the call.
 	_, err = c.api.Delivery(ctx, uuid.New(), owner)
 	require.Equal(t, channelapi.CodeLeaseLost, code(t, err))
+}
+
+func TestFailedCaptureIsDeliveredWithItsReason(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := newCore(t, st)
+		ctx := context.Background()
+		const gone = "https://x.com/archivist_demo/status/1000000000000000001?s=20" // 404 upstream
+		w := c.send(t, private(1, gone))
+		_, err := c.api.Capture(ctx, w.ID, channelapi.CaptureRequest{Owner: owner, URL: gone, StatusMessageID: 77})
+		require.NoError(t, err)
+		require.NoError(t, c.api.Done(ctx, w.ID, owner))
+		d := c.deliver(t, c.next(t))
+		require.Equal(t, channelapi.DeliveryFailed, d.State)
+		require.Equal(t, "failed", d.CaptureState)
+		require.NotEmpty(t, d.Error)
+		require.Equal(t, gone, d.InputURL, "the link exactly as sent")
+		require.Equal(t, int64(77), d.StatusMessageID)
+		require.Nil(t, d.Item)
+	})
+}
+
+func TestListPagesNewestFirst(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := newCore(t, st)
+		ctx := context.Background()
+		const videoPost = "https://x.com/archivist_demo/status/2079251421658238976"
+		var ids []uuid.UUID
+		for _, u := range []string{photosPost, videoPost} {
+			w := c.send(t, private(1, u))
+			r, err := c.api.Capture(ctx, w.ID, channelapi.CaptureRequest{Owner: owner, URL: u})
+			require.NoError(t, err)
+			require.NoError(t, c.api.Done(ctx, w.ID, owner))
+			ids = append(ids, r.CollectionID)
+			time.Sleep(2 * time.Millisecond) // distinct save times
+		}
+		w := c.send(t, private(1, "/list"))
+		page, err := c.api.List(ctx, w.ID, channelapi.ListRequest{Owner: owner, Limit: 1})
+		require.NoError(t, err)
+		require.Len(t, page.Items, 1)
+		require.True(t, page.More)
+		require.Equal(t, ids[1], page.Items[0].ID, "the newest save first")
+		after := page.Items[0].ID
+		page, err = c.api.List(ctx, w.ID, channelapi.ListRequest{Owner: owner, Limit: 1, After: &after})
+		require.NoError(t, err)
+		require.Len(t, page.Items, 1)
+		require.False(t, page.More)
+		require.Equal(t, ids[0], page.Items[0].ID)
+		_, err = c.api.List(ctx, w.ID, channelapi.ListRequest{Owner: owner, Limit: 21})
+		require.Equal(t, channelapi.CodeInvalid, code(t, err))
+	})
+}
+
+func TestPendingAccountCannotCaptureYet(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := newCore(t, st)
+		ctx := context.Background()
+		_, err := c.app.SetSetting(ctx, "test", "approval_mode", "approval")
+		require.NoError(t, err)
+		w := c.send(t, private(9, photosPost))
+		require.Equal(t, "pending", w.Tenant.Status)
+		_, err = c.api.Capture(ctx, w.ID, channelapi.CaptureRequest{Owner: owner, URL: photosPost})
+		require.Equal(t, channelapi.CodeTenantNotActive, code(t, err))
+		require.Contains(t, err.Error(), "approval")
+		_, err = c.api.Capture(ctx, w.ID, channelapi.CaptureRequest{Owner: owner, URL: "https://example.com/nothing"})
+		require.Equal(t, channelapi.CodeUnsupported, code(t, err), "an unsupported link is said so before the account's state")
+	})
 }
