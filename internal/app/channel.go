@@ -728,6 +728,11 @@ func (a *App) SaveToo(ctx context.Context, tenantID, collectionID uuid.UUID) (ch
 	ctx = store.WithTenant(ctx, tenantID)
 	var reply channelapi.SaveReply
 	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		// The collection's lock first, then the tenant's: the order
+		// finalize takes them in (current revision, then reservations).
+		if err := tx.CollectionLock(ctx, collectionID); err != nil {
+			return err
+		}
 		if err := tx.TenantLock(ctx, tenantID); err != nil {
 			return err
 		}
@@ -738,9 +743,6 @@ func (a *App) SaveToo(ctx context.Context, tenantID, collectionID uuid.UUID) (ch
 		if t.Status != store.TenantEnabled {
 			reply = refused(statusRefusal(t.Status))
 			return nil
-		}
-		if err := tx.CollectionLock(ctx, collectionID); err != nil {
-			return err
 		}
 		c, err := tx.CollectionGet(ctx, collectionID)
 		switch {

@@ -154,3 +154,62 @@ func TestChannelSignupFollowsTheApprovalModeAndAvoidsTakenNames(t *testing.T) {
 		require.True(t, work[0].Tenant.New)
 	})
 }
+
+func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		p := newPipeline(t, st, testLimits())
+		ctx := context.Background()
+		alice := p.tenant(t, "alice", nil)
+		photos, c := p.capture(t, alice, photosPost)
+		require.Equal(t, app.StateComplete, c.State, c.Error)
+		video, c := p.capture(t, alice, videoPost)
+		require.Equal(t, app.StateComplete, c.State, c.Error)
+
+		// What each post costs whoever saves it.
+		carol := p.tenant(t, "carol", nil)
+		cost := map[uuid.UUID]int64{}
+		for _, id := range []uuid.UUID{photos.CollectionID, video.CollectionID} {
+			r, err := p.app.SaveToo(ctx, carol, id)
+			require.NoError(t, err)
+			require.Equal(t, channelapi.SaveSaved, r.Result)
+			u, err := p.app.Usage(ctx, carol)
+			require.NoError(t, err)
+			cost[id] = u.UsedBytes
+			require.NoError(t, p.app.DeleteCollection(ctx, carol, id))
+		}
+
+		// Bob has room for either post, not for both; he presses both
+		// buttons at once.
+		quota := max(cost[photos.CollectionID], cost[video.CollectionID]) + 1
+		require.Less(t, quota, cost[photos.CollectionID]+cost[video.CollectionID])
+		bob := p.tenant(t, "bob", &quota)
+		var wg sync.WaitGroup
+		replies := make([]channelapi.SaveReply, 2)
+		for i, id := range []uuid.UUID{photos.CollectionID, video.CollectionID} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				replies[i], err = p.app.SaveToo(ctx, bob, id)
+				require.NoError(t, err)
+			}()
+		}
+		wg.Wait()
+		results := []string{replies[0].Result, replies[1].Result}
+		require.ElementsMatch(t, []string{channelapi.SaveSaved, channelapi.SaveRefused}, results)
+		for _, r := range replies {
+			if r.Result == channelapi.SaveRefused {
+				require.Contains(t, r.Reason, "quota")
+			}
+		}
+		u, err := p.app.Usage(ctx, bob)
+		require.NoError(t, err)
+		require.Less(t, u.UsedBytes, quota, "the quota held")
+
+		// A post that is not archived is refused with a reason.
+		r, err := p.app.SaveToo(ctx, bob, uuid.New())
+		require.NoError(t, err)
+		require.Equal(t, channelapi.SaveRefused, r.Result)
+	})
+}
