@@ -516,3 +516,38 @@ func TestPendingAccountCannotCaptureYet(t *testing.T) {
 		require.Equal(t, channelapi.CodeUnsupported, code(t, err), "an unsupported link is said so before the account's state")
 	})
 }
+
+func TestMediaCacheDropsOnlyTheReferenceItWasTold(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := newCore(t, st)
+		ctx := context.Background()
+		key := channelapi.CacheKey{ChannelKind: "telegram", AccountID: "1000", SHA256: hex.EncodeToString(make([]byte, 32)), Representation: "photo"}
+
+		_, err := c.api.CacheGet(ctx, key)
+		require.Equal(t, channelapi.CodeNotFound, code(t, err))
+		require.NoError(t, c.api.CachePut(ctx, channelapi.CacheEntry{CacheKey: key, RemoteID: "file-1"}))
+		require.NoError(t, c.api.CachePut(ctx, channelapi.CacheEntry{CacheKey: key, RemoteID: "file-2"}), "a newer upload replaces it")
+		got, err := c.api.CacheGet(ctx, key)
+		require.NoError(t, err)
+		require.Equal(t, "file-2", got.RemoteID)
+
+		// A sender that found file-1 invalid must not drop file-2.
+		require.NoError(t, c.api.CacheDrop(ctx, channelapi.CacheEntry{CacheKey: key, RemoteID: "file-1"}))
+		got, err = c.api.CacheGet(ctx, key)
+		require.NoError(t, err)
+		require.Equal(t, "file-2", got.RemoteID)
+		require.NoError(t, c.api.CacheDrop(ctx, channelapi.CacheEntry{CacheKey: key, RemoteID: "file-2"}))
+		_, err = c.api.CacheGet(ctx, key)
+		require.Equal(t, channelapi.CodeNotFound, code(t, err))
+
+		other := key
+		other.Representation = "document"
+		_, err = c.api.CacheGet(ctx, other)
+		require.Equal(t, channelapi.CodeNotFound, code(t, err), "each representation is its own entry")
+		bad := key
+		bad.SHA256 = "XYZ"
+		_, err = c.api.CacheGet(ctx, bad)
+		require.Equal(t, channelapi.CodeInvalid, code(t, err))
+	})
+}
