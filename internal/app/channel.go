@@ -585,7 +585,7 @@ func (a *App) ChannelList(ctx context.Context, id uuid.UUID, req channelapi.List
 		return channelapi.ListReply{}, badRequest("limit must be from 1 to %d", maxListLimit)
 	}
 	var after *store.SavedCursor
-	if req.After != nil {
+	if req.After != nil && *req.After != uuid.Nil {
 		sc, err := a.store.SavedCollectionGet(j.ctx, j.tenantID, *req.After)
 		if isNotFound(err) {
 			return channelapi.ListReply{}, badRequest("the list changed meanwhile; start again from the first page")
