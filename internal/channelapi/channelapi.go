@@ -14,10 +14,11 @@
 //     offset.
 //  2. The channel polls its platform from that offset, drops what is not
 //     addressed to it, and posts the rest with PostUpdates together with the
-//     next offset. Core stores each update in the inbox (unique per channel
-//     and update id), resolves the sender to a tenant, queues one "update"
-//     work item and advances the offset, all in one transaction. Only then
-//     does the channel poll again.
+//     next offset. Core stores each update, in order and each in its own
+//     transaction, in the inbox (unique per channel and update id), resolves
+//     the sender to a tenant and queues one "update" work item; once all are
+//     stored it advances the offset. Only then does the channel poll again,
+//     so an update is never confirmed to the platform before it is stored.
 //  3. The channel claims work (Claim), renews leases every 25 s (a lease
 //     expires after 90 s and the work goes back to the pool), calls the
 //     actions the work needs, reports progress, and ends the work with
