@@ -560,6 +560,10 @@ func (f *BotAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := parseBotRequest(r)
+	// Read the body to its end (a multipart reader stops at the closing
+	// boundary), so that the server notices a client that goes away while
+	// a call is held.
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		writeBot(w, nil, badRequest("%v", err))
 		return

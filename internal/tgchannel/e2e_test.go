@@ -295,6 +295,9 @@ func TestDeliveryKilledMidwayResumesWithoutResendingMedia(t *testing.T) {
 	require.Len(t, w.calls(alice.ID, "sendMediaGroup"), 1)
 
 	stop() // the process goes away mid-call: the held text never lands
+	w.waitCall("the abandoned text", func(c testkit.BotCall) bool {
+		return c.Method == "sendMessage" && strings.Contains(c.Error, "went away")
+	})
 	held.Release()
 	require.Empty(t, w.calls(alice.ID, "sendMessage")[1:], "only the status message is out")
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/go-telegram/bot/models"
-	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/channelapi"
 )
@@ -129,7 +128,7 @@ func userError(err error) (string, bool) {
 	case channelapi.CodeQuota:
 		return "💾 " + msg, true
 	case channelapi.CodeLimit:
-		if e.RetryAfterSeconds > 0 {
+		if e.RetryAfterSeconds > 0 && !strings.Contains(strings.ToLower(msg), "try again") {
 			msg += fmt.Sprintf(" You can try again in %s.", formatWait(e.RetryAfterSeconds))
 		}
 		return "⏱ " + msg, true
@@ -384,6 +383,3 @@ func hasCallbacks(kb *keyboard) bool {
 	}
 	return false
 }
-
-// shortID is the first 8 hex digits of an id, enough for /get and /delete.
-func shortID(id uuid.UUID) string { return id.String()[:8] }

@@ -63,6 +63,7 @@ type channel struct {
 	owner     string
 	workers   int
 	wake      chan struct{}
+	order     chatOrder
 }
 
 // Run runs the channel until ctx is done: getMe and setMyCommands, Hello

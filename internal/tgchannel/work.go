@@ -84,9 +84,11 @@ func (ch *channel) workLoop(ctx context.Context) {
 		}
 		failures.reset()
 		for _, w := range works {
+			turn := ch.order.next(w)
 			wg.Go(func() {
 				defer func() { <-slots }()
-				ch.runWork(ctx, w)
+				defer turn.done()
+				ch.runWork(ctx, w, turn)
 			})
 		}
 		if len(works) > 0 {
@@ -104,8 +106,9 @@ func (ch *channel) workLoop(ctx context.Context) {
 	}
 }
 
-// runWork handles one claimed item under a renewed lease and ends it.
-func (ch *channel) runWork(ctx context.Context, w channelapi.Work) {
+// runWork handles one claimed item under a renewed lease, once its turn
+// in the chat has come, and ends it.
+func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 	j := &job{ch: ch, w: w, log: ch.log.With("work", w.ID, "kind", w.Kind, "attempt", w.Attempts)}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -113,11 +116,12 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work) {
 	var renewing sync.WaitGroup
 	renewing.Go(func() { ch.renew(wctx, w.ID, cancel, stop) })
 
-	var err error
-	switch w.Kind {
-	case channelapi.WorkUpdate:
+	err := turn.wait(wctx)
+	switch {
+	case err != nil:
+	case w.Kind == channelapi.WorkUpdate:
 		err = j.handleUpdate(wctx)
-	case channelapi.WorkDeliver:
+	case w.Kind == channelapi.WorkDeliver:
 		err = j.deliver(wctx)
 	default:
 		err = &failWork{reason: fmt.Sprintf("this channel does not know work of kind %q", w.Kind)}
@@ -125,6 +129,63 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work) {
 	close(stop)
 	renewing.Wait()
 	ch.finish(ctx, wctx, j, err)
+}
+
+// chatOrder makes the updates of one chat run one after another in the
+// order they were claimed, so that answers come in the order people asked.
+// Deliveries are not ordered: a long upload must not hold up commands.
+type chatOrder struct {
+	mu   sync.Mutex
+	last map[int64]chan struct{}
+}
+
+// turn is a work item's place in its chat's line.
+type turn struct {
+	order *chatOrder
+	chat  int64
+	prev  <-chan struct{} // closed when the previous item of the chat ends
+	mine  chan struct{}
+}
+
+// next queues an item; only the dispatcher calls it, in claim order.
+func (o *chatOrder) next(w channelapi.Work) *turn {
+	if w.Kind != channelapi.WorkUpdate || w.Update == nil {
+		return &turn{}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.last == nil {
+		o.last = map[int64]chan struct{}{}
+	}
+	t := &turn{order: o, chat: w.Update.ChatID, prev: o.last[w.Update.ChatID], mine: make(chan struct{})}
+	o.last[t.chat] = t.mine
+	return t
+}
+
+// wait blocks until the previous item of the chat has ended.
+func (t *turn) wait(ctx context.Context) error {
+	if t.prev == nil {
+		return nil
+	}
+	select {
+	case <-t.prev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// done lets the next item of the chat go.
+func (t *turn) done() {
+	if t.mine == nil {
+		return
+	}
+	t.order.mu.Lock()
+	defer t.order.mu.Unlock()
+	close(t.mine)
+	if t.order.last[t.chat] == t.mine {
+		delete(t.order.last, t.chat)
+	}
 }
 
 // renew extends the lease every LeaseRenew until stop; a lost lease
@@ -160,9 +221,15 @@ func (ch *channel) finish(ctx, wctx context.Context, j *job, err error) {
 		log.Warn("lease lost; another process owns the item now")
 		return
 	}
-	if ctx.Err() != nil {
-		// Stopping: hand the item back at once, so that the next process
-		// resumes it from its progress without waiting for the lease.
+	var (
+		dw *deferWork
+		fw *failWork
+		rl *retryLater
+	)
+	if ctx.Err() != nil && err != nil && !errors.As(err, &dw) && !errors.As(err, &fw) && !errors.As(err, &rl) {
+		// Stopping mid-work: hand the item back at once, so that the next
+		// process resumes it from its progress without waiting for the
+		// lease to expire.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := ch.core.Defer(rctx, w.ID, channelapi.DeferRequest{Owner: ch.owner, Error: "the Telegram channel stopped"}); err != nil {
@@ -170,13 +237,9 @@ func (ch *channel) finish(ctx, wctx context.Context, j *job, err error) {
 		}
 		return
 	}
-	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	// Ending the item must not be cut short by a stop.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	var (
-		dw *deferWork
-		rl *retryLater
-		fw *failWork
-	)
 	var ferr error
 	switch {
 	case err == nil:
@@ -209,8 +272,11 @@ func (ch *channel) finish(ctx, wctx context.Context, j *job, err error) {
 	}
 }
 
+// maxDefer is the longest pause core accepts for a deferred item.
+const maxDefer = 24 * time.Hour
+
 func seconds(d time.Duration) int {
-	return int((d + time.Second - 1) / time.Second)
+	return int((min(d, maxDefer) + time.Second - 1) / time.Second)
 }
 
 // job is one claimed item being handled.
