@@ -74,22 +74,46 @@ func (ch *channel) poll(ctx context.Context, offset int64) error {
 }
 
 // postUpdates hands updates and the next offset to core, retrying until
-// core answers or ctx ends (then false).
+// core answers or ctx ends (then false). Should core refuse the batch as
+// invalid, which retrying cannot fix, the updates go one by one and those
+// core refuses are dropped (and logged), so that one bad update cannot
+// stop the bot.
 func (ch *channel) postUpdates(ctx context.Context, updates []channelapi.Update, next int64) bool {
+	err := ch.postBatch(ctx, updates, next)
+	if !channelapi.IsCode(err, channelapi.CodeInvalid) {
+		return err == nil
+	}
+	ch.log.Error("core refused a batch of updates as invalid; posting them one at a time", "error", err)
+	for _, u := range updates {
+		err := ch.postBatch(ctx, []channelapi.Update{u}, min(u.UpdateID+1, next))
+		if channelapi.IsCode(err, channelapi.CodeInvalid) {
+			ch.log.Error("core refused an update; it is dropped", "update_id", u.UpdateID, "kind", u.Kind, "error", err)
+			err = ch.postBatch(ctx, nil, min(u.UpdateID+1, next))
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return ch.postBatch(ctx, nil, next) == nil
+}
+
+// postBatch posts once core answers: nil, an invalid-request error, or
+// ctx's error.
+func (ch *channel) postBatch(ctx context.Context, updates []channelapi.Update, next int64) error {
 	backoff := newBackoff(500*time.Millisecond, 30*time.Second)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		_, err := ch.core.PostUpdates(cctx, channelapi.UpdatesRequest{ChannelID: ch.channelID, Updates: updates, NextOffset: next})
 		cancel()
-		if err == nil {
-			return true
+		if err == nil || channelapi.IsCode(err, channelapi.CodeInvalid) {
+			return err
 		}
 		if ctx.Err() != nil {
-			return false
+			return ctx.Err()
 		}
 		ch.log.Warn("core did not store updates; retrying", "error", err, "updates", len(updates))
 		if !sleep(ctx, backoff.next()) {
-			return false
+			return ctx.Err()
 		}
 	}
 }
