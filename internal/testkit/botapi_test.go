@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -88,8 +89,12 @@ func TestBotAPIGetUpdatesLongPollAndOffsets(t *testing.T) {
 	require.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond)
 
 	// A push wakes a waiting poll.
+	polls := f.Polls()
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		// Push once the poll below waits.
+		for f.Polls() == polls {
+			runtime.Gosched()
+		}
 		f.PushPrivateMessage(alice, "hello")
 	}()
 	start = time.Now()
