@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -547,8 +548,9 @@ func (a *App) ChannelMessages(ctx context.Context, id uuid.UUID, req channelapi.
 }
 
 // ChannelCapture archives a link for the person behind an update. The
-// submission's idempotency key is the work item's, so a retried item gets
-// the same submission and no second delivery.
+// submission's idempotency key is the work item's and the link's, so a
+// retried item gets the same submission and no second delivery, and a
+// message with several links gets one submission for each.
 func (a *App) ChannelCapture(ctx context.Context, id uuid.UUID, req channelapi.CaptureRequest) (_ channelapi.CaptureReply, err error) {
 	defer channelError(&err)
 	j, err := a.ownedJob(ctx, id, req.Owner)
@@ -559,7 +561,7 @@ func (a *App) ChannelCapture(ctx context.Context, id uuid.UUID, req channelapi.C
 		return channelapi.CaptureReply{}, badRequest("only an update work item can start a capture")
 	}
 	res, err := a.Submit(j.ctx, SubmitRequest{
-		TenantID: j.tenantID, URL: req.URL, IdemKey: "channel:" + j.work.ID.String(),
+		TenantID: j.tenantID, URL: req.URL, IdemKey: channelIdemKey(j.work.ID, req.URL),
 		ChannelID: j.work.ChannelID, IdentityID: j.identityID, ChatID: j.update.ChatID,
 		ReplyToMessageID: req.ReplyToMessageID, StatusMessageID: req.StatusMessageID,
 	})
@@ -1176,4 +1178,11 @@ func adapterChannelError(e *adapterapi.Error) *channelapi.Error {
 			RetryAfterSeconds: int(e.RetryAfter.Seconds() + 0.999)}
 	}
 	return &channelapi.Error{Status: http.StatusBadGateway, Code: channelapi.CodeInternal, Message: e.Error()}
+}
+
+// channelIdemKey is the idempotency key of the submission of link made for
+// work item id.
+func channelIdemKey(id uuid.UUID, link string) string {
+	sum := sha256.Sum256([]byte(strings.TrimSpace(link)))
+	return "channel:" + id.String() + ":" + hex.EncodeToString(sum[:12])
 }

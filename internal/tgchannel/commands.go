@@ -64,10 +64,9 @@ const (
 	btnSave = "s" // s:<collection id>: "save too"
 )
 
-// maxLinks is how many links one message may ask to archive: one, since
-// core makes one submission per update (its idempotency key is the work
-// item's).
-const maxLinks = 1
+// maxLinks is how many links one message may ask to archive; each gets
+// its own status message and delivery.
+const maxLinks = 10
 
 func newRegistry() *registry {
 	return &registry{
@@ -174,7 +173,7 @@ func (r *registry) parseMessage(u channelapi.Update, username string) request {
 	links := findLinks(u.Text, u.Entities)
 	switch {
 	case len(links) > maxLinks:
-		return request{problem: "Send one link per message, please; I archive them one at a time."}
+		return request{problem: fmt.Sprintf("That is %d links; send at most %d per message, please.", len(links), maxLinks)}
 	case len(links) > 0:
 		return request{links: links}
 	}

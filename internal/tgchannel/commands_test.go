@@ -1,6 +1,7 @@
 package tgchannel
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +98,14 @@ func TestRegistryParsesMessages(t *testing.T) {
 	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/1", "private"), testBot)
 	require.Equal(t, []string{"https://x.com/a/status/1"}, req.links)
 	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/2", "private"), testBot)
-	require.Contains(t, req.problem, "one link per message")
+	require.Equal(t, []string{"https://x.com/a/status/1", "https://x.com/a/status/2"}, req.links)
+	var many []string
+	for i := range maxLinks + 1 {
+		many = append(many, fmt.Sprintf("https://x.com/a/status/%d", i+1))
+	}
+	req = r.parseMessage(msg(strings.Join(many, " "), "private"), testBot)
+	require.Empty(t, req.links)
+	require.Contains(t, req.problem, "send at most 10 per message")
 	require.Contains(t, r.parseMessage(msg("hello there", "private"), testBot).problem, "Send me a link")
 }
 

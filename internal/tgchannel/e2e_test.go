@@ -218,6 +218,32 @@ func TestPhotoPostArrivesAsOneAlbumThenTextWithButtons(t *testing.T) {
 	}
 }
 
+// Two links in one message: each gets its own status message, capture and
+// delivery; the second waits for the account's interval between links
+// (10 s for self-service accounts) instead of being refused.
+func TestTwoLinksInOneMessageAreBothDelivered(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.start()
+	w.bot.PushPrivateMessage(alice, photosPost+"\nand "+gifPost)
+
+	w.waitCall("the second link queued by the account's interval", func(c testkit.BotCall) bool {
+		return c.Method == "editMessageText" && c.OK() && strings.Contains(c.Text, gifPost) && strings.Contains(c.Text, "queued")
+	})
+	w.waitCall("the animation", func(c testkit.BotCall) bool { return c.Method == "sendAnimation" && c.OK() })
+	w.waitCall("the album's text", func(c testkit.BotCall) bool {
+		return c.Method == "sendMessage" && c.OK() && strings.Contains(c.Text, "Two frames from this morning's walk")
+	})
+	require.Len(t, w.calls(alice.ID, "sendMediaGroup"), 1)
+	var statuses []string
+	for _, c := range w.calls(alice.ID, "sendMessage") {
+		if strings.HasPrefix(c.Text, "⏳ ") {
+			statuses = append(statuses, c.Text)
+		}
+	}
+	require.Equal(t, []string{"⏳ Archiving " + photosPost + "…", "⏳ Archiving " + gifPost + "…"}, statuses)
+}
+
 func TestSensitiveGIFIsSentWithASpoiler(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -263,6 +264,15 @@ func (j *job) capture(ctx context.Context, links []string) error {
 		_, err := j.ch.core.Capture(ctx, j.w.ID, channelapi.CaptureRequest{
 			Owner: j.ch.owner, URL: link, StatusMessageID: status, ReplyToMessageID: j.replyTo(),
 		})
+		if wait, ok := shortLimit(err); ok {
+			// One link every N seconds: the rest of the message waits its
+			// turn instead of being refused.
+			note := outMessage{text: statusText(link, fmt.Sprintf("queued: your account archives one link at a time, next in %s", formatWait(wait)))}
+			if err := j.ch.editText(ctx, u.ChatID, status, note); err != nil && !isMessageGone(err) {
+				return err
+			}
+			return &deferWork{after: time.Duration(wait) * time.Second, reason: "the account's submit interval"}
+		}
 		if msg, ok := userError(err); ok {
 			refusal := outMessage{text: "❌ Could not archive " + link + "\n" + msg}
 			err := j.ch.editText(ctx, u.ChatID, status, refusal)
@@ -281,6 +291,20 @@ func (j *job) capture(ctx context.Context, links []string) error {
 		}
 	}
 	return nil
+}
+
+// maxLimitWait is the longest a link waits for a tenant limit to lift
+// before the bot refuses it instead.
+const maxLimitWait = 2 * 60
+
+// shortLimit reports a tenant limit that lifts within maxLimitWait seconds
+// (the interval between submits), and when.
+func shortLimit(err error) (seconds int, ok bool) {
+	var e *channelapi.Error
+	if !errors.As(err, &e) || e.Code != channelapi.CodeLimit {
+		return 0, false
+	}
+	return e.RetryAfterSeconds, e.RetryAfterSeconds > 0 && e.RetryAfterSeconds <= maxLimitWait
 }
 
 // statusText is the status message while a link is archived.
