@@ -987,6 +987,9 @@ func mediaOf(ms []MediaView) []channelapi.Media {
 // revision) or of the tenant's saved collections.
 func (a *App) ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (_ io.ReadCloser, _ channelapi.MediaFile, err error) {
 	defer channelError(&err)
+	if !IsSHA256(sha256) {
+		return nil, channelapi.MediaFile{}, badRequest("media are named by their SHA-256 as 64 lowercase hex digits, not %q", clip(sha256, 80))
+	}
 	j, err := a.ownedJob(ctx, id, owner)
 	if err != nil {
 		return nil, channelapi.MediaFile{}, err
@@ -1065,7 +1068,7 @@ func cacheKey(k channelapi.CacheKey) (store.MediaCacheKey, error) {
 		return store.MediaCacheKey{}, badRequest("channel_kind must be 1 to 32 characters")
 	case k.AccountID == "" || len(k.AccountID) > 64:
 		return store.MediaCacheKey{}, badRequest("account_id must be 1 to 64 characters")
-	case !isSHA256Hex(k.SHA256):
+	case !IsSHA256(k.SHA256):
 		return store.MediaCacheKey{}, badRequest("sha256 must be 64 lowercase hex digits")
 	case k.Representation == "" || len(k.Representation) > 32:
 		return store.MediaCacheKey{}, badRequest("representation must be 1 to 32 characters")
@@ -1078,18 +1081,6 @@ func cacheEntry(e channelapi.CacheEntry) (store.MediaCacheKey, error) {
 		return store.MediaCacheKey{}, badRequest("remote_id must be 1 to 1024 characters")
 	}
 	return cacheKey(e.CacheKey)
-}
-
-func isSHA256Hex(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func checkOwner(owner string) error {

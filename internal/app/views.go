@@ -200,3 +200,17 @@ type ProviderView struct {
 	Default      bool     `json:"default"`
 	Capabilities []string `json:"capabilities"`
 }
+
+// IsSHA256 reports whether s is a SHA-256 in lowercase hex, as media files
+// are named.
+func IsSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -23,7 +23,7 @@ const mediaCacheControl = "private, max-age=31536000, immutable"
 // (Range, If-Range) requests. HEAD answers the same headers without a body.
 func (d Deps) media(w http.ResponseWriter, r *http.Request) {
 	sha := r.PathValue("sha256")
-	if !isSHA256(sha) {
+	if !app.IsSHA256(sha) {
 		d.writeError(w, r, requestErrorf(app.ErrNotFound, "no media with sha256 %q; expected 64 lowercase hex digits", sha))
 		return
 	}
@@ -125,19 +125,6 @@ func setMediaHeaders(w http.ResponseWriter, etag string) {
 	w.Header().Set("ETag", etag)
 	w.Header().Set("Cache-Control", mediaCacheControl)
 	w.Header().Set("Accept-Ranges", "bytes")
-}
-
-// isSHA256 reports whether s is a SHA-256 in lowercase hex, as media are named.
-func isSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // etagMatches reports whether an If-None-Match header names etag, by the

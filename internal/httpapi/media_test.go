@@ -115,12 +115,3 @@ func TestETagMatches(t *testing.T) {
 		require.Equal(t, want, etagMatches(header, etag), header)
 	}
 }
-
-func TestIsSHA256(t *testing.T) {
-	t.Parallel()
-	good := strings.Repeat("0123456789abcdef", 4)
-	require.True(t, isSHA256(good))
-	for _, bad := range []string{"", good[:63], good + "0", strings.ToUpper(good), good[:63] + "g", "../" + good[3:]} {
-		require.False(t, isSHA256(bad), bad)
-	}
-}
