@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,6 +227,8 @@ func TestCaptureThroughTheAPIIsDeliveredWithItsPhotos(t *testing.T) {
 		}
 		_, _, err = c.api.Media(ctx, d.ID, owner, hex.EncodeToString(make([]byte, 32)))
 		require.Equal(t, channelapi.CodeNotFound, code(t, err))
+		_, _, err = c.api.Media(ctx, d.ID, owner, strings.Repeat("AB", 32))
+		require.Equal(t, channelapi.CodeInvalid, code(t, err), "media are named in lowercase hex")
 
 		require.NoError(t, c.api.Progress(ctx, d.ID, owner, map[string]any{"media_batches": 1}))
 		tctx := store.WithTenant(ctx, d.Tenant.ID)
