@@ -27,21 +27,6 @@ func channelConfig(t *testing.T, extra map[string]string) *config.Config {
 	return cfg
 }
 
-// runCore runs a core until the test ends.
-func runCore(t *testing.T, cfg *config.Config) *runtime.Core {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- core.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
-	return core
-}
-
 func hello(t *testing.T, addr, secret string) error {
 	t.Helper()
 	tr := &http.Transport{}

@@ -2,7 +2,6 @@ package runtime_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,23 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/runtime"
 )
 
 // TestReadinessEvents: a failing readiness check opens an event for
 // operators, and passing again resolves it.
 func TestReadinessEvents(t *testing.T) {
 	cfg := testConfig(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- core.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-		http.DefaultClient.CloseIdleConnections()
-	})
+	core := runCore(t, cfg)
 	base := "http://" + core.Addr()
 	events := func(status string) []app.EventView {
 		t.Helper()

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -33,16 +32,7 @@ func newRESTCore(t *testing.T) *restCore {
 	fx := testkit.NewFxTwitter(t)
 	cfg := testConfig(t)
 	cfg.FxTwitterURL = fx.URL()
-	ctx, cancel := context.WithCancel(context.Background())
-	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- core.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-		http.DefaultClient.CloseIdleConnections()
-	})
+	core := runCore(t, cfg)
 	return &restCore{base: "http://" + core.Addr(), fx: fx, core: core}
 }
 

@@ -33,6 +33,22 @@ func testConfig(t *testing.T) *config.Config {
 	return cfg
 }
 
+// runCore runs a core until the test ends.
+func runCore(t *testing.T, cfg *config.Config) *runtime.Core {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- core.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+		http.DefaultClient.CloseIdleConnections()
+	})
+	return core
+}
+
 func getStatus(t *testing.T, url string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(url)

@@ -1,15 +1,11 @@
 package runtime_test
 
 import (
-	"context"
-	"log/slog"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
 )
 
@@ -25,17 +21,8 @@ func TestServeRunsTheBotAndAnAlbumComesBackAsOneAlbum(t *testing.T) {
 	cfg.TelegramToken = bot.Token()
 	cfg.TelegramAPIURL = bot.URL()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
+	core := runCore(t, cfg)
 	require.NotEmpty(t, core.ChannelAddr(), "a loopback channel API for the bot in this process")
-	done := make(chan error, 1)
-	go func() { done <- core.Run(ctx) }()
-	defer func() {
-		cancel()
-		require.NoError(t, <-done)
-		http.DefaultClient.CloseIdleConnections()
-	}()
 
 	user := testkit.BotUser{ID: 4242, FirstName: "Mia", Username: "mia"}
 	msg := bot.PushPrivateMessage(user, "https://t.me/tidewatch_demo/102?single")

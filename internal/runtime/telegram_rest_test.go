@@ -1,16 +1,13 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
 )
 
@@ -23,16 +20,7 @@ func newTelegramRESTCore(t *testing.T) (*restCore, *testkit.Tme) {
 	cfg := testConfig(t)
 	cfg.FxTwitterURL = fx.URL()
 	cfg.TmeURL = tme.URL()
-	ctx, cancel := context.WithCancel(context.Background())
-	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- core.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-		http.DefaultClient.CloseIdleConnections()
-	})
+	core := runCore(t, cfg)
 	return &restCore{base: "http://" + core.Addr(), fx: fx, core: core}, tme
 }
 
