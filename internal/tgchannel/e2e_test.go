@@ -106,6 +106,12 @@ func (w *world) start() (stop func()) {
 // waitCall waits for a recorded call that matches and returns it.
 func (w *world) waitCall(what string, match func(testkit.BotCall) bool) testkit.BotCall {
 	w.t.Helper()
+	return w.waitCallWithin(what, 60*time.Second, match)
+}
+
+// waitCallWithin is waitCall with a deadline.
+func (w *world) waitCallWithin(what string, within time.Duration, match func(testkit.BotCall) bool) testkit.BotCall {
+	w.t.Helper()
 	var found testkit.BotCall
 	require.Eventually(w.t, func() bool {
 		for _, c := range w.bot.Calls() {
@@ -115,7 +121,7 @@ func (w *world) waitCall(what string, match func(testkit.BotCall) bool) testkit.
 			}
 		}
 		return false
-	}, 60*time.Second, 20*time.Millisecond, "waiting for %s", what)
+	}, within, 20*time.Millisecond, "waiting for %s", what)
 	return found
 }
 
