@@ -156,6 +156,44 @@ func TestRowLevelSecurity(t *testing.T) {
 	got, err := st.TokenGetByDigest(ctx, digest)
 	require.NoError(t, err)
 	require.Equal(t, a, got.TenantID)
+
+	// Only the executing tenant may move its capture in flight to a
+	// canonical collection.
+	member, album, flight := uuid.New(), uuid.New(), uuid.New()
+	require.NoError(t, asTenant(t, db, a, func(tx *sql.Tx) error {
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{`INSERT INTO collections (id, tenant_id, visibility, data_scope, access_scope, platform, entity_type, object_scope, external_id, adapter_id, source_url, created_at, updated_at)
+			  VALUES ($1, $2, 'public', '00000000-0000-0000-0000-000000000000', 'public', 'telegram', 'telegram.message', 'ch', $3, 'telegram', 'https://t.me/ch/1', now(), now())`, []any{member, a, "ch/2"}},
+			{`INSERT INTO collections (id, tenant_id, visibility, data_scope, access_scope, platform, entity_type, object_scope, external_id, adapter_id, source_url, created_at, updated_at)
+			  VALUES ($1, $2, 'public', '00000000-0000-0000-0000-000000000000', 'public', 'telegram', 'telegram.message', 'ch', $3, 'telegram', 'https://t.me/ch/1', now(), now())`, []any{album, a, "ch/1"}},
+			{`INSERT INTO captures (id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id, state, created_at, updated_at)
+			  VALUES ($1, $2, $3, 'public', '00000000-0000-0000-0000-000000000000', 'public', 'telegram', 'tme-public', 'queued', now(), now())`, []any{flight, member, a}},
+		} {
+			if _, err := tx.Exec(q.sql, q.args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for _, as := range []uuid.UUID{b, uuid.Nil} {
+		err := asTenant(t, db, as, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`SELECT monitor_capture_repoint($1, $2, $3)`, flight, member, album)
+			return err
+		})
+		require.ErrorContains(t, err, "cannot move", "another tenant moved A's capture")
+	}
+	require.NoError(t, asTenant(t, db, a, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`SELECT monitor_capture_repoint($1, $2, $3)`, flight, member, album)
+		return err
+	}))
+	var moved uuid.UUID
+	require.NoError(t, asTenant(t, db, a, func(tx *sql.Tx) error {
+		return tx.QueryRow(`SELECT collection_id FROM captures WHERE id = $1`, flight).Scan(&moved)
+	}))
+	require.Equal(t, album, moved)
 }
 
 func contains(list []string, s string) bool {
