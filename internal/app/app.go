@@ -102,6 +102,7 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &downloadWorker{app: a})
 	river.AddWorker(w, &finalizeWorker{app: a})
 	river.AddWorker(w, &purgeErrorLogsWorker{app: a})
+	river.AddWorker(w, &purgeChannelRowsWorker{app: a})
 	river.AddWorker(w, &lifecycleWorker[queue.PurgeCollectionsArgs]{run: a.PurgeCollections})
 	river.AddWorker(w, &lifecycleWorker[queue.CollectGarbageArgs]{run: a.CollectGarbage})
 	river.AddWorker(w, &lifecycleWorker[queue.InterruptStaleArgs]{run: a.InterruptStale})

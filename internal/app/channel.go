@@ -47,7 +47,7 @@ const (
 
 // Messages the channel may show as they are.
 const (
-	msgNotYourButton = "This button belongs to someone else's request."
+	msgNotYourButton = "This button belongs to someone else's request, or is too old to use."
 	msgTokenPrivate  = "For your safety /token only works in a private chat with me: anyone who sees a token can read and change your archive."
 )
 
@@ -509,7 +509,9 @@ func (a *App) ownedJob(ctx context.Context, id uuid.UUID, owner string) (*channe
 		return j, nil
 	}
 	// Another tenant's message is invisible on PostgreSQL, so not found
-	// means someone else's too.
+	// means someone else's too; so does a message older than
+	// channel_retention_days, whose record retention deleted, hence one
+	// answer for both.
 	m, err := a.store.ChannelMessageGet(j.ctx, j.work.ChannelID, strconv.FormatInt(j.update.ChatID, 10),
 		strconv.FormatInt(j.update.MessageID, 10))
 	if isNotFound(err) || err == nil && m.IdentityID != j.identityID {

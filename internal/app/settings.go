@@ -23,6 +23,10 @@ type Settings struct {
 	ObjectGCGrace time.Duration
 	// ErrorLogRetention is how long error log rows are kept.
 	ErrorLogRetention time.Duration
+	// ChannelRetention is how long the channel plumbing is kept: handled
+	// updates, their finished work, replies and the bot messages whose
+	// buttons still work.
+	ChannelRetention time.Duration
 	// ApprovalMode is "open" (new self-service tenants are enabled) or
 	// "approval" (pending until an admin approves).
 	ApprovalMode string
@@ -92,6 +96,9 @@ func settingKeys() []settingKey {
 			validate: intIn(1, 8760), apply: func(s *Settings, v string) { s.ObjectGCGrace = time.Duration(atoi(v)) * time.Hour }},
 		{name: "error_log_retention_days", typ: "int", def: "30", help: "days error log rows are kept",
 			validate: intIn(1, 365), apply: func(s *Settings, v string) { s.ErrorLogRetention = time.Duration(atoi(v)) * 24 * time.Hour }},
+		{name: "channel_retention_days", typ: "int", def: "30",
+			help:     "days handled channel updates, their finished work, replies and the bot's messages with buttons are kept; buttons on older messages stop working",
+			validate: intIn(1, 3650), apply: func(s *Settings, v string) { s.ChannelRetention = time.Duration(atoi(v)) * 24 * time.Hour }},
 		{name: "approval_mode", typ: "string", def: "open", help: "open: self-service tenants start enabled; approval: pending until an admin approves",
 			validate: func(v string) error {
 				if v != "open" && v != "approval" {

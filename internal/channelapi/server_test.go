@@ -304,7 +304,7 @@ func TestSaveTooDeleteAndButtonsOfOthers(t *testing.T) {
 		p := c.send(t, press(bob, -100, 900, "view:"+id))
 		_, err = c.api.Get(ctx, p.ID, channelapi.ItemRequest{Owner: owner, ID: id})
 		require.Equal(t, channelapi.CodeForbidden, code(t, err))
-		require.Equal(t, "This button belongs to someone else's request.", err.Error())
+		require.Equal(t, "This button belongs to someone else's request, or is too old to use.", err.Error())
 		_, err = c.api.List(ctx, p.ID, channelapi.ListRequest{Owner: owner})
 		require.Equal(t, channelapi.CodeForbidden, code(t, err))
 		require.NoError(t, c.api.Done(ctx, p.ID, owner))

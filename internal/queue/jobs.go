@@ -71,6 +71,20 @@ func (PurgeErrorLogsArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
 }
 
+// PurgeChannelRowsArgs asks the control worker to delete the channel
+// plumbing older than the channel_retention_days setting: finished work
+// items, replies, the updates nothing refers to any more and the bot
+// messages that carry buttons.
+type PurgeChannelRowsArgs struct{}
+
+// Kind is the job kind stored in River.
+func (PurgeChannelRowsArgs) Kind() string { return "purge_channel_rows" }
+
+// InsertOpts puts the purge on the control queue.
+func (PurgeChannelRowsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
 // PurgeCollectionsArgs asks the control worker to purge the content of
 // collections nobody has saved for collection_retention_days.
 type PurgeCollectionsArgs struct{}
@@ -120,6 +134,8 @@ func Schedule() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		// Hourly, and once at start (seed 003: error_logs retention).
 		every(time.Hour, PurgeErrorLogsArgs{}.Kind(), PurgeErrorLogsArgs{}),
+		// Hourly, and once at start: the channel plumbing of handled updates.
+		every(time.Hour, PurgeChannelRowsArgs{}.Kind(), PurgeChannelRowsArgs{}),
 		// Retention and object GC (seed 000), hourly.
 		every(time.Hour, PurgeCollectionsArgs{}.Kind(), PurgeCollectionsArgs{}),
 		every(time.Hour, CollectGarbageArgs{}.Kind(), CollectGarbageArgs{}),
