@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/google/uuid"
 )
@@ -27,7 +26,7 @@ func (tx *Tx) CaptureRepoint(ctx context.Context, captureID, from, to uuid.UUID)
 }
 
 // repointCapture is CaptureRepoint where no database function does it.
-func repointCapture(ctx context.Context, q execer, captureID, from, to uuid.UUID) error {
+func repointCapture(ctx context.Context, q querier, captureID, from, to uuid.UUID) error {
 	at := now()
 	steps := []struct {
 		sql  string
@@ -54,9 +53,4 @@ func repointCapture(ctx context.Context, q execer, captureID, from, to uuid.UUID
 		}
 	}
 	return nil
-}
-
-// execer runs statements in a transaction.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }

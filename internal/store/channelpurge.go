@@ -52,18 +52,18 @@ var (
 
 // run deletes one batch of the step's rows older than cutoff.
 func (p channelPurgeStep) run(ctx context.Context, tx *Tx, cutoff time.Time, limit int) (int64, error) {
-	cutoff = utc(cutoff)
-	if tx.d.name() == "postgres" {
-		var n int64
-		err := tx.tx.QueryRowContext(ctx, `SELECT `+p.function+`($1, $2)`, cutoff, limit).Scan(&n)
-		return n, wrap(tx.d, p.what, err)
-	}
-	res, err := tx.tx.ExecContext(ctx, p.sqlite, cutoff, limit)
-	if err != nil {
-		return 0, wrap(tx.d, p.what, err)
-	}
-	n, err := res.RowsAffected()
+	n, err := tx.d.channelPurge(ctx, tx.tx, p, utc(cutoff), limit)
 	return n, wrap(tx.d, p.what, err)
+}
+
+// runSQLite runs the step's statement: SQLite has no row-level security to
+// step past.
+func (p channelPurgeStep) runSQLite(ctx context.Context, q querier, cutoff time.Time, limit int) (int64, error) {
+	res, err := q.ExecContext(ctx, p.sqlite, cutoff, limit)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // ChannelWorkDeleteBefore deletes up to limit work items that ended (done

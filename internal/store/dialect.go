@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -73,7 +74,10 @@ type dialect interface {
 	// repointCapture moves in-flight capture $1 from collection $2 to its
 	// canonical collection $3, with its submissions and their submitters'
 	// saved references, across tenants (see Tx.CaptureRepoint).
-	repointCapture(ctx context.Context, q execer, capture, from, to uuid.UUID) error
+	repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID) error
+	// channelPurge runs one batch of a channel retention step across
+	// tenants and reports how many rows it deleted.
+	channelPurge(ctx context.Context, q querier, step channelPurgeStep, cutoff time.Time, limit int) (int64, error)
 	// schemaMigrationsDDL creates the migration record if missing.
 	schemaMigrationsDDL() string
 	// lockMigrations serializes migrators until unlock is called.

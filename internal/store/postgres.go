@@ -350,7 +350,13 @@ func execRetryingCatalogRace(ctx context.Context, db *sql.DB, stmt string) error
 	return err
 }
 
-func (postgresDialect) repointCapture(ctx context.Context, q execer, capture, from, to uuid.UUID) error {
+func (postgresDialect) repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID) error {
 	_, err := q.ExecContext(ctx, `SELECT monitor_capture_repoint($1, $2, $3)`, capture, from, to)
 	return err
+}
+
+func (postgresDialect) channelPurge(ctx context.Context, q querier, step channelPurgeStep, cutoff time.Time, limit int) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, `SELECT `+step.function+`($1, $2)`, cutoff, limit).Scan(&n)
+	return n, err
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"modernc.org/sqlite"
@@ -242,6 +243,10 @@ func sqliteOpenError(path string, err error) error {
 	return fmt.Errorf("store: open %s: %w", path, err)
 }
 
-func (sqliteDialect) repointCapture(ctx context.Context, q execer, capture, from, to uuid.UUID) error {
+func (sqliteDialect) repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID) error {
 	return repointCapture(ctx, q, capture, from, to)
+}
+
+func (sqliteDialect) channelPurge(ctx context.Context, q querier, step channelPurgeStep, cutoff time.Time, limit int) (int64, error) {
+	return step.runSQLite(ctx, q, cutoff, limit)
 }
