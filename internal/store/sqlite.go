@@ -108,10 +108,13 @@ func (sqliteDialect) identityLookupQuery() string {
 	return `SELECT ` + identityColumns + ` FROM identities WHERE channel_id = $1 AND external_id = $2`
 }
 
+// claimWorkQuery names the two claimable states on their own, so that
+// SQLite narrows by (channel_id, state) on the index instead of reading
+// every item the channel ever finished.
 func (sqliteDialect) claimWorkQuery() string {
 	return `UPDATE channel_work SET state = 'leased', lease_owner = $2, lease_expires_at = $5, attempts = attempts + 1, updated_at = $4
 		WHERE id IN (SELECT id FROM channel_work
-		             WHERE channel_id = $1
+		             WHERE channel_id = $1 AND state IN ('pending', 'leased')
 		               AND ((state = 'pending' AND not_before <= $4) OR (state = 'leased' AND lease_expires_at < $4))
 		             ORDER BY not_before, id LIMIT $3)
 		RETURNING ` + workColumns
