@@ -16,6 +16,7 @@ import (
 	"github.com/monitorhq/monitor/internal/capsule/check"
 	"github.com/monitorhq/monitor/internal/capsule/export"
 	"github.com/monitorhq/monitor/internal/capsule/importer"
+	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
 )
 
@@ -97,7 +98,7 @@ tokens, emails or operator settings are ever written.`,
 				if err != nil {
 					return err
 				}
-				d.printf("exported %d collection(s) to %s: %d files, %s", res.Collections, res.Path, res.Files, humanBytes(res.Bytes))
+				d.printf("exported %d collection(s) to %s: %d files, %s", res.Collections, res.Path, res.Files, config.FormatBytes(res.Bytes))
 				if res.Skipped > 0 {
 					d.printf("; %d left out (private without --include-private, or not captured yet)", res.Skipped)
 				}
@@ -182,7 +183,7 @@ func (d *deps) printImportReport(rep importer.Report) {
 		verb = "dry run, nothing written; would import"
 	}
 	d.printf("%s: %d created, %d linked, %d skipped, %d private left out; %d media file(s) stored (%s), %d already here\n",
-		verb, len(rep.Created), len(rep.Linked), len(rep.Skipped), len(rep.Private), rep.UploadedFiles, humanBytes(rep.UploadedBytes), rep.ReusedFiles)
+		verb, len(rep.Created), len(rep.Linked), len(rep.Skipped), len(rep.Private), rep.UploadedFiles, config.FormatBytes(rep.UploadedBytes), rep.ReusedFiles)
 }
 
 func newCheckCmd(d *deps) *cobra.Command {
@@ -365,17 +366,4 @@ func (b *bar) finish() {
 	if b.pb != nil {
 		_ = b.pb.Finish()
 	}
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/monitorhq/monitor/internal/capsule/snapshot"
+	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
 )
 
@@ -41,7 +42,7 @@ embedded default; PostgreSQL and S3 have their own backup tools.`,
 			if err != nil {
 				return err
 			}
-			d.printf("wrote snapshot %s: database and %d media file(s), %s\n", out, res.Objects, humanBytes(res.Bytes))
+			d.printf("wrote snapshot %s: database and %d media file(s), %s\n", out, res.Objects, config.FormatBytes(res.Bytes))
 			return nil
 		},
 	}

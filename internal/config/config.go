@@ -495,6 +495,21 @@ var byteUnits = []struct {
 	{"B", 1},
 }
 
+// FormatBytes writes a byte count for people, in binary units ("512 B",
+// "1.5 MiB").
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
 // ParseBytes reads a byte count: a whole number, optionally with a unit.
 func ParseBytes(s string) (int64, error) {
 	s = strings.TrimSpace(s)

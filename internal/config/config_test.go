@@ -213,3 +213,10 @@ func TestS3BlobURLErrors(t *testing.T) {
 		require.EqualError(t, err, `config: MONITOR_BLOB_URL="`+tc.value+`": `+tc.want)
 	}
 }
+
+func TestFormatBytes(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{0: "0 B", 512: "512 B", 1024: "1.0 KiB", 3 << 19: "1.5 MiB", 10 << 30: "10.0 GiB"} {
+		require.Equal(t, want, FormatBytes(n), n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/config"
 )
 
 // itemSummary is the line an item shows in /list: the adapter's summary,
@@ -133,12 +134,12 @@ func mediaLine(media []channelapi.Media) string {
 func renderUsage(u channelapi.UsageReply) string {
 	var b strings.Builder
 	if u.QuotaBytes != nil {
-		fmt.Fprintf(&b, "💾 Storage: %s of %s used", formatBytes(u.UsedBytes), formatBytes(*u.QuotaBytes))
+		fmt.Fprintf(&b, "💾 Storage: %s of %s used", config.FormatBytes(u.UsedBytes), config.FormatBytes(*u.QuotaBytes))
 	} else {
-		fmt.Fprintf(&b, "💾 Storage: %s used (no quota)", formatBytes(u.UsedBytes))
+		fmt.Fprintf(&b, "💾 Storage: %s used (no quota)", config.FormatBytes(u.UsedBytes))
 	}
 	if u.ReservedBytes > 0 {
-		fmt.Fprintf(&b, ", %s reserved for captures in progress", formatBytes(u.ReservedBytes))
+		fmt.Fprintf(&b, ", %s reserved for captures in progress", config.FormatBytes(u.ReservedBytes))
 	}
 	fmt.Fprintf(&b, "\n📚 Saved items: %d\n📅 Links sent today: %d", u.Collections, u.SubmittedToday)
 	if u.DailyLimit > 0 {

@@ -160,20 +160,6 @@ func formatTime(t *time.Time) string {
 	return t.In(utc8).Format("2006-01-02 15:04") + " (UTC+8)"
 }
 
-// formatBytes writes a size in binary units.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
 // formatWait says how long until something lifts, for people.
 func formatWait(seconds int) string {
 	d := time.Duration(seconds) * time.Second
