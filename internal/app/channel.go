@@ -71,11 +71,48 @@ func (a *App) ChannelHello(ctx context.Context, h channelapi.Hello) (_ channelap
 	return channelapi.HelloReply{ChannelID: c.ID, NextOffset: c.NextOffset}, err
 }
 
+// ChannelPollLease takes or renews the channel's poll lease for req.Owner
+// until channelapi.LeaseTTL from now, or with req.Release gives it up: of
+// the processes running one bot, only the holder polls its platform.
+func (a *App) ChannelPollLease(ctx context.Context, req channelapi.PollLeaseRequest) (_ channelapi.PollLeaseReply, err error) {
+	defer channelError(&err)
+	if err := checkOwner(req.Owner); err != nil {
+		return channelapi.PollLeaseReply{}, err
+	}
+	if req.Release {
+		err = a.store.ChannelPollLeaseRelease(ctx, req.ChannelID, req.Owner)
+		return channelapi.PollLeaseReply{}, err
+	}
+	now := a.now().UTC()
+	l, granted, err := a.store.ChannelPollLeaseAcquire(ctx, req.ChannelID, req.Owner, now, now.Add(channelapi.LeaseTTL))
+	if isNotFound(err) {
+		return channelapi.PollLeaseReply{}, badRequest("unknown channel %s; call hello first", req.ChannelID)
+	}
+	if err != nil {
+		return channelapi.PollLeaseReply{}, err
+	}
+	r := channelapi.PollLeaseReply{Granted: granted, Holder: l.Owner, NextOffset: l.NextOffset}
+	if l.ExpiresAt != nil {
+		r.ExpiresAt = *l.ExpiresAt
+	}
+	return r, nil
+}
+
+// pollLeaseLost answers a post from a process that does not hold the poll
+// lease.
+func pollLeaseLost(channelID uuid.UUID, owner string) *channelapi.Error {
+	return &channelapi.Error{Status: http.StatusConflict, Code: channelapi.CodeLeaseLost,
+		Message: fmt.Sprintf("%q does not hold the poll lease of channel %s (it expired or another process took it); stop polling and ask for the lease again", owner, channelID)}
+}
+
 // ChannelAcceptUpdates stores a channel's updates in order, each in its
 // own transaction with its sender's identity (created with a personal
 // tenant on first contact) and an update work item, then advances the
 // channel's offset. An update stored before is not stored again; when
 // storing fails the offset stays, so the channel sends the batch again.
+// Only the holder of the poll lease may post: it is checked before
+// anything is stored and again, atomically, as the offset advances, so a
+// poller whose lease ran out meanwhile never moves the offset.
 func (a *App) ChannelAcceptUpdates(ctx context.Context, req channelapi.UpdatesRequest) (_ channelapi.UpdatesReply, err error) {
 	defer channelError(&err)
 	ch, err := a.store.ChannelGet(ctx, req.ChannelID)
@@ -84,6 +121,12 @@ func (a *App) ChannelAcceptUpdates(ctx context.Context, req channelapi.UpdatesRe
 	}
 	if err != nil {
 		return channelapi.UpdatesReply{}, err
+	}
+	if err := checkOwner(req.Owner); err != nil {
+		return channelapi.UpdatesReply{}, err
+	}
+	if !ch.PollHeldBy(req.Owner, a.now()) {
+		return channelapi.UpdatesReply{}, pollLeaseLost(ch.ID, req.Owner)
 	}
 	if len(req.Updates) > maxUpdatesPerCall {
 		return channelapi.UpdatesReply{}, badRequest("send at most %d updates at once", maxUpdatesPerCall)
@@ -108,9 +151,15 @@ func (a *App) ChannelAcceptUpdates(ctx context.Context, req channelapi.UpdatesRe
 	}
 	var next int64
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.ChannelPollLeaseCheck(ctx, ch.ID, req.Owner, a.now()); err != nil {
+			return err
+		}
 		next, err = tx.ChannelAdvanceOffset(ctx, ch.ID, req.NextOffset)
 		return err
 	})
+	if errors.Is(err, store.ErrLeaseLost) {
+		return channelapi.UpdatesReply{}, pollLeaseLost(ch.ID, req.Owner)
+	}
 	return channelapi.UpdatesReply{Stored: stored, NextOffset: next}, err
 }
 

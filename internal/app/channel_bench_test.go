@@ -48,12 +48,18 @@ func eachChannelStore(b *testing.B, fn func(b *testing.B, driver string)) {
 	}
 }
 
+// benchPoller holds the poll lease of the benchmark's channel.
+const benchPoller = "bench-poller"
+
 func newChannelBench(b *testing.B, driver string) *channelBench {
 	b.Helper()
 	st := storetest.New(b, driver)
 	a := app.New(app.Deps{Store: st, Log: storetest.Logger(b)})
 	h, err := a.ChannelHello(b.Context(), channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := a.ChannelPollLease(b.Context(), channelapi.PollLeaseRequest{ChannelID: h.ChannelID, Owner: benchPoller}); err != nil {
 		b.Fatal(err)
 	}
 	return &channelBench{store: st, app: a, channel: h.ChannelID, nextID: 1}
@@ -85,7 +91,7 @@ func (c *channelBench) accept(b *testing.B, batch []channelapi.Update) {
 		batch[i].MessageID = c.nextID
 		c.nextID++
 	}
-	r, err := c.app.ChannelAcceptUpdates(b.Context(), channelapi.UpdatesRequest{ChannelID: c.channel, Updates: batch, NextOffset: c.nextID})
+	r, err := c.app.ChannelAcceptUpdates(b.Context(), channelapi.UpdatesRequest{ChannelID: c.channel, Owner: benchPoller, Updates: batch, NextOffset: c.nextID})
 	if err != nil {
 		b.Fatal(err)
 	}

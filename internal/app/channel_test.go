@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -20,11 +21,24 @@ func message(updateID, userID int64, text string) channelapi.Update {
 		ChatID: userID, ChatType: "private", MessageID: updateID, Text: text}
 }
 
+// poller is the process that holds the poll lease of hello's channel.
+const poller = "poller"
+
+// hello registers the test bot and takes its poll lease for poller.
 func hello(t *testing.T, a *app.App) uuid.UUID {
 	t.Helper()
 	h, err := a.ChannelHello(context.Background(), channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
 	require.NoError(t, err)
+	pollLease(t, a, h.ChannelID)
 	return h.ChannelID
+}
+
+// pollLease takes or renews the channel's poll lease for poller.
+func pollLease(t *testing.T, a *app.App, channel uuid.UUID) {
+	t.Helper()
+	l, err := a.ChannelPollLease(context.Background(), channelapi.PollLeaseRequest{ChannelID: channel, Owner: poller})
+	require.NoError(t, err)
+	require.True(t, l.Granted, "the poll lease is held by %q", l.Holder)
 }
 
 // claimAll leases every ready item of the channel.
@@ -51,7 +65,7 @@ func TestChannelFirstMessagesRaceToOneTenant(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch,
+				_, errs[i] = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
 					Updates: []channelapi.Update{message(int64(100+i), 4242, "hi")}, NextOffset: int64(101 + i)})
 			}()
 		}
@@ -104,7 +118,7 @@ func TestChannelUpdatesStoredOnceThenOffsetAdvances(t *testing.T) {
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
 		ctx := context.Background()
 		ch := hello(t, a)
-		req := channelapi.UpdatesRequest{ChannelID: ch, Updates: []channelapi.Update{message(5, 7, "/start"), message(6, 7, "/help")}, NextOffset: 9}
+		req := channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, Updates: []channelapi.Update{message(5, 7, "/start"), message(6, 7, "/help")}, NextOffset: 9}
 		r, err := a.ChannelAcceptUpdates(ctx, req)
 		require.NoError(t, err)
 		require.Equal(t, channelapi.UpdatesReply{Stored: 2, NextOffset: 9}, r)
@@ -113,7 +127,7 @@ func TestChannelUpdatesStoredOnceThenOffsetAdvances(t *testing.T) {
 		r, err = a.ChannelAcceptUpdates(ctx, req)
 		require.NoError(t, err)
 		require.Equal(t, channelapi.UpdatesReply{Stored: 0, NextOffset: 9}, r, "nothing is stored twice")
-		r, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, NextOffset: 4})
+		r, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 4})
 		require.NoError(t, err)
 		require.Equal(t, int64(9), r.NextOffset, "the offset never moves back")
 
@@ -129,7 +143,7 @@ func TestChannelUpdatesStoredOnceThenOffsetAdvances(t *testing.T) {
 		require.True(t, work[0].Tenant.New)
 		require.False(t, work[1].Tenant.New)
 
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: uuid.New(), NextOffset: 1})
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: uuid.New(), Owner: poller, NextOffset: 1})
 		require.True(t, channelapi.IsCode(err, channelapi.CodeInvalid), "unknown channel: %v", err)
 	})
 }
@@ -145,7 +159,7 @@ func TestChannelSignupFollowsTheApprovalModeAndAvoidsTakenNames(t *testing.T) {
 		_, err = a.CreateTenant(ctx, "ops", "tg77", nil)
 		require.NoError(t, err)
 
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Updates: []channelapi.Update{message(1, 77, "hi")}, NextOffset: 2})
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, Updates: []channelapi.Update{message(1, 77, "hi")}, NextOffset: 2})
 		require.NoError(t, err)
 		work := claimAll(t, a, ch, "bot")
 		require.Len(t, work, 1)
@@ -211,5 +225,57 @@ func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
 		r, err := p.app.SaveToo(ctx, bob, uuid.New())
 		require.NoError(t, err)
 		require.Equal(t, channelapi.SaveRefused, r.Result)
+	})
+}
+
+func TestChannelOnlyThePollerMovesTheOffset(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := &clock{}
+		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t), Now: clk.Now})
+		ctx := context.Background()
+		ch := hello(t, a)
+		offset := func() int64 {
+			t.Helper()
+			c, err := st.ChannelGet(ctx, ch)
+			require.NoError(t, err)
+			return c.NextOffset
+		}
+		_, err := a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 5})
+		require.NoError(t, err)
+
+		// Another process asks for the lease and is told who holds it.
+		l, err := a.ChannelPollLease(ctx, channelapi.PollLeaseRequest{ChannelID: ch, Owner: "other"})
+		require.NoError(t, err)
+		require.False(t, l.Granted)
+		require.Equal(t, poller, l.Holder)
+
+		// It posts anyway: refused, nothing stored, the offset stays.
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: "other",
+			Updates: []channelapi.Update{message(6, 7, "hi")}, NextOffset: 9})
+		require.True(t, channelapi.IsCode(err, channelapi.CodeLeaseLost), "a non-holder's post: %v", err)
+		require.Equal(t, int64(5), offset())
+		require.Empty(t, claimAll(t, a, ch, "bot"), "nothing was stored")
+
+		// The holder's lease runs out and the other process takes it: the
+		// stale poller cannot move the offset any more.
+		clk.Advance(channelapi.LeaseTTL + time.Second)
+		l, err = a.ChannelPollLease(ctx, channelapi.PollLeaseRequest{ChannelID: ch, Owner: "other"})
+		require.NoError(t, err)
+		require.True(t, l.Granted)
+		require.Equal(t, int64(5), l.NextOffset, "the new poller resumes from the stored offset")
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 7})
+		require.True(t, channelapi.IsCode(err, channelapi.CodeLeaseLost), "a stale poller's post: %v", err)
+		require.Equal(t, int64(5), offset())
+
+		// Released, the lease goes to the former holder at once.
+		_, err = a.ChannelPollLease(ctx, channelapi.PollLeaseRequest{ChannelID: ch, Owner: "other", Release: true})
+		require.NoError(t, err)
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: "other", NextOffset: 7})
+		require.True(t, channelapi.IsCode(err, channelapi.CodeLeaseLost), "after releasing: %v", err)
+		pollLease(t, a, ch)
+		r, err := a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 7})
+		require.NoError(t, err)
+		require.Equal(t, int64(7), r.NextOffset)
 	})
 }

@@ -50,7 +50,7 @@ func TestChannelRetentionFollowsTheSetting(t *testing.T) {
 
 		// Three commands: one answered with a button message, one that
 		// failed, one still leased.
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch,
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
 			Updates: []channelapi.Update{message(1, 7, "/list"), message(2, 7, "/help"), message(3, 7, "/usage")}, NextOffset: 4})
 		require.NoError(t, err)
 		work := claimAll(t, a, ch, "bot")
@@ -62,7 +62,7 @@ func TestChannelRetentionFollowsTheSetting(t *testing.T) {
 		leased := work[2]
 
 		// The button works for its owner while it is young.
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch,
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
 			Updates: []channelapi.Update{buttonPress(4, 7, 500)}, NextOffset: 5})
 		require.NoError(t, err)
 		p := claimUpdate(t, a, ch, 4)
@@ -93,7 +93,8 @@ func TestChannelRetentionFollowsTheSetting(t *testing.T) {
 		require.NoError(t, err, "leased work keeps its update")
 
 		// Now a press on the old button says it is too old (or not theirs).
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch,
+		pollLease(t, a, ch) // days passed: the poller's lease ran out
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
 			Updates: []channelapi.Update{buttonPress(5, 7, 500)}, NextOffset: 6})
 		require.NoError(t, err)
 		p = claimUpdate(t, a, ch, 5)
@@ -116,7 +117,7 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 		_, err := a.SetSetting(ctx, app.ActorCLI, "channel_retention_days", "2")
 		require.NoError(t, err)
 		ch := hello(t, a)
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch,
+		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
 			Updates: []channelapi.Update{message(1, 7, "/help")}, NextOffset: 2})
 		require.NoError(t, err)
 		w := claimUpdate(t, a, ch, 1)
@@ -159,7 +160,7 @@ func TestChannelPurgeKeepsDeliveryProgress(t *testing.T) {
 		a := p.app
 		ctx := context.Background()
 		ch := hello(t, a)
-		_, err := a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch,
+		_, err := a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
 			Updates: []channelapi.Update{message(1, 7, photosPost)}, NextOffset: 2})
 		require.NoError(t, err)
 		w := claimUpdate(t, a, ch, 1)

@@ -12,18 +12,28 @@
 //
 //  1. Hello registers the channel instance and returns its persisted
 //     offset.
-//  2. The channel polls its platform from that offset, drops what is not
+//  2. Several processes may run the same channel instance (replicas of
+//     core, or a second bot process), but only one may poll its platform:
+//     the one holding the channel's poll lease (PollLease), which it renews
+//     every LeaseRenew like a work lease and releases when it stops. The
+//     others only claim work, asking for the lease every few seconds, so
+//     one of them takes over when the poller stops or its lease expires.
+//  3. The poller polls its platform from the offset, drops what is not
 //     addressed to it, and posts the rest with PostUpdates together with the
-//     next offset. Core stores each update, in order and each in its own
-//     transaction, in the inbox (unique per channel and update id), resolves
-//     the sender to a tenant and queues one "update" work item; once all are
-//     stored it advances the offset. Only then does the channel poll again,
-//     so an update is never confirmed to the platform before it is stored.
-//  3. The channel claims work (Claim), renews leases every 25 s (a lease
+//     next offset and its owner name. Core refuses the post with
+//     CodeLeaseLost unless that owner holds the poll lease, so a poller
+//     that lost it never moves the offset; it stops polling, and the updates
+//     it held, never confirmed to the platform, go to the next poller.
+//     Core stores each update, in order and each in its own transaction, in
+//     the inbox (unique per channel and update id), resolves the sender to
+//     a tenant and queues one "update" work item; once all are stored it
+//     advances the offset. Only then does the channel poll again, so an
+//     update is never confirmed to the platform before it is stored.
+//  4. Every process claims work (Claim), renews leases every 25 s (a lease
 //     expires after 90 s and the work goes back to the pool), calls the
 //     actions the work needs, reports progress, and ends the work with
 //     Done, Defer or Fail.
-//  4. A capture started by an update queues a "deliver" work item for its
+//  5. A capture started by an update queues a "deliver" work item for its
 //     submission; the channel claims it, reads Delivery until the capture
 //     has ended, sends the result and records progress after every
 //     confirmed message so that a retry never sends confirmed media again.
@@ -40,6 +50,7 @@ import (
 // {sha256} is a media file's hex digest.
 const (
 	PathHello     = "/channel/v1/hello"                    // POST Hello → HelloReply
+	PathPollLease = "/channel/v1/poll-lease"               // POST PollLeaseRequest → PollLeaseReply
 	PathUpdates   = "/channel/v1/updates"                  // POST UpdatesRequest → UpdatesReply
 	PathClaim     = "/channel/v1/work/claim"               // POST ClaimRequest → ClaimReply
 	PathRenew     = "/channel/v1/work/{id}/renew"          // POST Lease → LeaseReply
@@ -62,8 +73,10 @@ const (
 	PathCacheDrop = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
 )
 
-// Lease timing: the channel renews a claimed item every LeaseRenew; an item
-// not renewed for LeaseTTL returns to the pool.
+// Lease timing: the channel renews a claimed item, and the poll lease it
+// holds, every LeaseRenew; an item not renewed for LeaseTTL returns to the
+// pool, and a poll lease not renewed for LeaseTTL goes to the next process
+// that asks.
 const (
 	LeaseRenew = 25 * time.Second
 	LeaseTTL   = 90 * time.Second
@@ -90,7 +103,7 @@ const (
 	CodeUnauthorized    = "unauthorized"      // 401: wrong or missing channel secret
 	CodeNotFound        = "not_found"         // 404: no such item for this tenant (or cache entry)
 	CodeForbidden       = "forbidden"         // 403: e.g. a button pressed by someone other than its requester
-	CodeLeaseLost       = "lease_lost"        // 409: the work is not leased to this owner (expired or done)
+	CodeLeaseLost       = "lease_lost"        // 409: the work (or the poll lease) is not leased to this owner (expired or done)
 	CodeQuota           = "quota"             // 403: the storage quota does not allow the save
 	CodeLimit           = "limit"             // 429: a tenant limit; RetryAfterSeconds says when it lifts
 	CodeTenantNotActive = "tenant_not_active" // 403: the account awaits approval, is disabled or archived
@@ -162,9 +175,30 @@ type Update struct {
 	CallbackData string `json:"callback_data,omitempty"`
 }
 
-// UpdatesRequest stores updates and advances the channel's offset.
+// PollLeaseRequest takes or renews the channel's poll lease for Owner, or
+// with Release gives it up.
+type PollLeaseRequest struct {
+	ChannelID uuid.UUID `json:"channel_id"`
+	Owner     string    `json:"owner"` // the polling process, stable for its lifetime
+	Release   bool      `json:"release,omitempty"`
+}
+
+// PollLeaseReply says whether Owner may poll. Granted: the lease is Owner's
+// until ExpiresAt and polling resumes from NextOffset. Not granted: Holder
+// polls until ExpiresAt unless it renews. A release answers Granted false
+// and no holder.
+type PollLeaseReply struct {
+	Granted    bool      `json:"granted"`
+	Holder     string    `json:"holder,omitempty"`
+	ExpiresAt  time.Time `json:"expires_at,omitzero"`
+	NextOffset int64     `json:"next_offset"`
+}
+
+// UpdatesRequest stores updates and advances the channel's offset. Owner
+// must hold the channel's poll lease.
 type UpdatesRequest struct {
 	ChannelID uuid.UUID `json:"channel_id"`
+	Owner     string    `json:"owner"`
 	Updates   []Update  `json:"updates"`
 	// NextOffset is the offset to poll from once these are stored: the
 	// highest update id seen (handled or dropped) plus one.

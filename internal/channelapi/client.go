@@ -83,7 +83,15 @@ func (c *Client) Hello(ctx context.Context, h Hello) (HelloReply, error) {
 	return r, c.call(ctx, PathHello, h, &r)
 }
 
-// PostUpdates stores updates and advances the offset.
+// PollLease takes, renews or (req.Release) gives up the channel's poll
+// lease.
+func (c *Client) PollLease(ctx context.Context, req PollLeaseRequest) (PollLeaseReply, error) {
+	var r PollLeaseReply
+	return r, c.call(ctx, PathPollLease, req, &r)
+}
+
+// PostUpdates stores updates and advances the offset; core refuses it with
+// CodeLeaseLost unless req.Owner holds the poll lease.
 func (c *Client) PostUpdates(ctx context.Context, req UpdatesRequest) (UpdatesReply, error) {
 	var r UpdatesReply
 	return r, c.call(ctx, PathUpdates, req, &r)

@@ -25,6 +25,10 @@ import (
 // (and logged), a cancelled request not at all.
 type Service interface {
 	ChannelHello(ctx context.Context, h Hello) (HelloReply, error)
+	// ChannelPollLease takes, renews or releases the channel's poll lease.
+	ChannelPollLease(ctx context.Context, req PollLeaseRequest) (PollLeaseReply, error)
+	// ChannelAcceptUpdates is an *Error with CodeLeaseLost unless req.Owner
+	// holds the poll lease.
 	ChannelAcceptUpdates(ctx context.Context, req UpdatesRequest) (UpdatesReply, error)
 	ChannelClaim(ctx context.Context, req ClaimRequest) ([]Work, error)
 	ChannelRenew(ctx context.Context, id uuid.UUID, owner string) (LeaseReply, error)
@@ -84,6 +88,9 @@ func NewServer(d Deps) http.Handler {
 
 	post(PathHello, call(s, func(ctx context.Context, _ uuid.UUID, in Hello) (HelloReply, error) {
 		return s.svc.ChannelHello(ctx, in)
+	}))
+	post(PathPollLease, call(s, func(ctx context.Context, _ uuid.UUID, in PollLeaseRequest) (PollLeaseReply, error) {
+		return s.svc.ChannelPollLease(ctx, in)
 	}))
 	post(PathUpdates, call(s, func(ctx context.Context, _ uuid.UUID, in UpdatesRequest) (UpdatesReply, error) {
 		return s.svc.ChannelAcceptUpdates(ctx, in)

@@ -86,6 +86,9 @@ func newCore(t *testing.T, st *store.Store) *core {
 	h, err := c.api.Hello(ctx, channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
 	require.NoError(t, err)
 	c.channel, c.offset = h.ChannelID, h.NextOffset
+	l, err := c.api.PollLease(ctx, channelapi.PollLeaseRequest{ChannelID: c.channel, Owner: owner})
+	require.NoError(t, err)
+	require.True(t, l.Granted)
 	return c
 }
 
@@ -94,7 +97,7 @@ func (c *core) send(t *testing.T, u channelapi.Update) channelapi.Work {
 	t.Helper()
 	c.offset++
 	u.UpdateID = c.offset
-	r, err := c.api.PostUpdates(context.Background(), channelapi.UpdatesRequest{ChannelID: c.channel, Updates: []channelapi.Update{u}, NextOffset: c.offset + 1})
+	r, err := c.api.PostUpdates(context.Background(), channelapi.UpdatesRequest{ChannelID: c.channel, Owner: owner, Updates: []channelapi.Update{u}, NextOffset: c.offset + 1})
 	require.NoError(t, err)
 	require.Equal(t, 1, r.Stored)
 	for {
@@ -552,5 +555,43 @@ func TestMediaCacheDropsOnlyTheReferenceItWasTold(t *testing.T) {
 		bad.SHA256 = "XYZ"
 		_, err = c.api.CacheGet(ctx, bad)
 		require.Equal(t, channelapi.CodeInvalid, code(t, err))
+	})
+}
+
+func TestOnlyThePollLeaseHolderPostsUpdates(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		c := newCore(t, st)
+		ctx := context.Background()
+		c.send(t, private(1, "/help"))
+		before := c.offset + 1
+
+		l, err := c.api.PollLease(ctx, channelapi.PollLeaseRequest{ChannelID: c.channel, Owner: "bot-2"})
+		require.NoError(t, err)
+		require.False(t, l.Granted, "one poller at a time")
+		require.Equal(t, owner, l.Holder)
+		require.True(t, l.ExpiresAt.After(time.Now().Add(channelapi.LeaseTTL-10*time.Second)), "expires %v", l.ExpiresAt)
+
+		_, err = c.api.PostUpdates(ctx, channelapi.UpdatesRequest{ChannelID: c.channel, Owner: "bot-2",
+			Updates: []channelapi.Update{{UpdateID: before, Kind: channelapi.UpdateMessage, From: channelapi.User{ID: 1}, ChatID: 1,
+				ChatType: "private", MessageID: 1, Text: "hi"}}, NextOffset: before + 5})
+		var e *channelapi.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, http.StatusConflict, e.Status)
+		require.Equal(t, channelapi.CodeLeaseLost, e.Code)
+		h, err := c.api.Hello(ctx, channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+		require.NoError(t, err)
+		require.Equal(t, before, h.NextOffset, "a non-holder does not move the offset")
+		c.nothingReady(t)
+
+		// Released by its holder, the lease goes to the next that asks.
+		_, err = c.api.PollLease(ctx, channelapi.PollLeaseRequest{ChannelID: c.channel, Owner: owner, Release: true})
+		require.NoError(t, err)
+		l, err = c.api.PollLease(ctx, channelapi.PollLeaseRequest{ChannelID: c.channel, Owner: "bot-2"})
+		require.NoError(t, err)
+		require.True(t, l.Granted)
+		require.Equal(t, before, l.NextOffset)
+		_, err = c.api.PostUpdates(ctx, channelapi.UpdatesRequest{ChannelID: c.channel, Owner: owner, NextOffset: before + 5})
+		require.True(t, channelapi.IsCode(err, channelapi.CodeLeaseLost), "the former holder: %v", err)
 	})
 }

@@ -28,15 +28,28 @@ type Channel struct {
 	ExternalID string
 	Name       string
 	NextOffset int64
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// PollerOwner holds the poll lease until PollerExpiresAt ("" and nil =
+	// nobody).
+	PollerOwner     string
+	PollerExpiresAt *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
-const channelColumns = `id, kind, external_id, name, next_offset, created_at, updated_at`
+// PollHeldBy reports whether owner holds the channel's poll lease past now.
+func (c Channel) PollHeldBy(owner string, now time.Time) bool {
+	return owner != "" && c.PollerOwner == owner && c.PollerExpiresAt != nil && !c.PollerExpiresAt.Before(now)
+}
+
+const channelColumns = `id, kind, external_id, name, next_offset, poller_owner, poller_expires_at, created_at, updated_at`
 
 func scanChannel(row interface{ Scan(...any) error }) (Channel, error) {
 	var c Channel
-	err := row.Scan(&c.ID, &c.Kind, &c.ExternalID, &c.Name, &c.NextOffset, &c.CreatedAt, &c.UpdatedAt)
+	var expires sql.NullTime
+	err := row.Scan(&c.ID, &c.Kind, &c.ExternalID, &c.Name, &c.NextOffset, &c.PollerOwner, &expires, &c.CreatedAt, &c.UpdatedAt)
+	if expires.Valid {
+		c.PollerExpiresAt = &expires.Time
+	}
 	return c, err
 }
 
@@ -69,6 +82,79 @@ func (tx *Tx) ChannelAdvanceOffset(ctx context.Context, id uuid.UUID, next int64
 		`UPDATE channels SET next_offset = CASE WHEN next_offset < $2 THEN $2 ELSE next_offset END, updated_at = $3
 		 WHERE id = $1 RETURNING next_offset`, id, next, now()).Scan(&stored)
 	return stored, wrap(tx.d, "advance channel offset", err)
+}
+
+// PollLease says who polls a channel's platform, until when, and the offset
+// polling resumes from. Only one process polls a bot at a time: the
+// platform (Telegram's getUpdates) refuses a second one, and two pollers
+// would race on the offset.
+type PollLease struct {
+	// Owner holds the lease ("" = nobody).
+	Owner string
+	// ExpiresAt is when the lease runs out unless renewed (nil = never
+	// held, or released).
+	ExpiresAt  *time.Time
+	NextOffset int64
+}
+
+// ChannelPollLeaseAcquire takes or renews a channel's poll lease for owner
+// until expires, in one statement: granted when nobody holds it, when the
+// holder's lease ran out before now, or when owner holds it already. The
+// lease returned is owner's when granted and the holder's when not. A
+// missing channel is ErrNotFound.
+func (s *Store) ChannelPollLeaseAcquire(ctx context.Context, id uuid.UUID, owner string, now, expires time.Time) (l PollLease, granted bool, err error) {
+	err = s.InTx(ctx, func(tx *Tx) error {
+		err := tx.tx.QueryRowContext(ctx,
+			`UPDATE channels SET poller_owner = $2, poller_expires_at = $4
+			 WHERE id = $1 AND (poller_owner = '' OR poller_owner = $2 OR poller_expires_at IS NULL OR poller_expires_at < $3)
+			 RETURNING next_offset`, id, owner, utc(now), utc(expires)).Scan(&l.NextOffset)
+		if err == nil {
+			granted = true
+			at := utc(expires)
+			l.Owner, l.ExpiresAt = owner, &at
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var at sql.NullTime
+		err = tx.tx.QueryRowContext(ctx, `SELECT poller_owner, poller_expires_at, next_offset FROM channels WHERE id = $1`, id).
+			Scan(&l.Owner, &at, &l.NextOffset)
+		if at.Valid {
+			l.ExpiresAt = &at.Time
+		}
+		return err
+	})
+	return l, granted, wrap(s.d, "acquire poll lease", err)
+}
+
+// ChannelPollLeaseRelease gives up owner's poll lease so that another
+// process may poll at once; a lease owner does not hold is left alone.
+func (s *Store) ChannelPollLeaseRelease(ctx context.Context, id uuid.UUID, owner string) error {
+	err := s.InTx(ctx, func(tx *Tx) error {
+		_, err := tx.tx.ExecContext(ctx,
+			`UPDATE channels SET poller_owner = '', poller_expires_at = NULL WHERE id = $1 AND poller_owner = $2`, id, owner)
+		return err
+	})
+	return wrap(s.d, "release poll lease", err)
+}
+
+// ChannelPollLeaseCheck is ErrLeaseLost unless owner holds the channel's
+// poll lease past now. It writes the row, so on PostgreSQL the row stays
+// locked until the transaction ends and nobody takes the lease meanwhile
+// (SQLite serializes writers anyway): an offset advanced in the same
+// transaction is always the holder's.
+func (tx *Tx) ChannelPollLeaseCheck(ctx context.Context, id uuid.UUID, owner string, now time.Time) error {
+	res, err := tx.tx.ExecContext(ctx,
+		`UPDATE channels SET poller_owner = poller_owner
+		 WHERE id = $1 AND poller_owner = $2 AND poller_owner <> '' AND poller_expires_at >= $3`, id, owner, utc(now))
+	if err == nil {
+		var n int64
+		if n, err = res.RowsAffected(); err == nil && n == 0 {
+			err = ErrLeaseLost
+		}
+	}
+	return wrap(tx.d, "check poll lease", err)
 }
 
 // Identity binds an external user of a channel instance to a tenant.

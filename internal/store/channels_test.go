@@ -328,3 +328,62 @@ func TestChannelRowLevelSecurity(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, a.identity.ID, m.IdentityID)
 }
+
+func TestChannelPollLeaseHasOneHolderAtATime(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newChannelFixture(t, st, "tg42", "42")
+		id := f.channel.ID
+		t0 := time.Now().UTC().Truncate(time.Second)
+		ttl := 90 * time.Second
+		acquire := func(owner string, at time.Time) (store.PollLease, bool) {
+			t.Helper()
+			l, ok, err := st.ChannelPollLeaseAcquire(ctx, id, owner, at, at.Add(ttl))
+			require.NoError(t, err)
+			return l, ok
+		}
+		check := func(owner string, at time.Time) error {
+			return st.InTx(ctx, func(tx *store.Tx) error { return tx.ChannelPollLeaseCheck(ctx, id, owner, at) })
+		}
+		require.ErrorIs(t, check("a", t0), store.ErrLeaseLost, "nobody holds a new channel's lease")
+
+		l, ok := acquire("a", t0)
+		require.True(t, ok, "a free lease is granted")
+		require.Equal(t, "a", l.Owner)
+		require.WithinDuration(t, t0.Add(ttl), *l.ExpiresAt, time.Millisecond)
+		require.NoError(t, check("a", t0.Add(time.Second)))
+
+		l, ok = acquire("b", t0.Add(10*time.Second))
+		require.False(t, ok, "a second owner is refused while the lease is held")
+		require.Equal(t, "a", l.Owner, "the refusal names the holder")
+		require.WithinDuration(t, t0.Add(ttl), *l.ExpiresAt, time.Millisecond)
+		require.ErrorIs(t, check("b", t0.Add(10*time.Second)), store.ErrLeaseLost)
+
+		l, ok = acquire("a", t0.Add(60*time.Second))
+		require.True(t, ok, "the holder renews")
+		require.WithinDuration(t, t0.Add(60*time.Second+ttl), *l.ExpiresAt, time.Millisecond)
+		_, ok = acquire("b", t0.Add(ttl+time.Second))
+		require.False(t, ok, "the renewal moved the expiry on")
+
+		late := t0.Add(60*time.Second + ttl + time.Second)
+		require.ErrorIs(t, check("a", late), store.ErrLeaseLost, "an expired lease is lost")
+		l, ok = acquire("b", late)
+		require.True(t, ok, "an expired lease goes to whoever asks")
+		require.Equal(t, "b", l.Owner)
+		_, ok = acquire("a", late)
+		require.False(t, ok, "the former holder is refused")
+
+		require.NoError(t, st.ChannelPollLeaseRelease(ctx, id, "a"), "releasing a lease one does not hold is a no-op")
+		_, ok = acquire("a", late)
+		require.False(t, ok, "only the holder releases")
+		require.NoError(t, st.ChannelPollLeaseRelease(ctx, id, "b"))
+		require.ErrorIs(t, check("b", late), store.ErrLeaseLost, "a released lease is lost")
+		l, ok = acquire("a", late)
+		require.True(t, ok, "a released lease is granted at once")
+		require.Equal(t, int64(0), l.NextOffset)
+
+		_, _, err := st.ChannelPollLeaseAcquire(ctx, uuid.New(), "a", late, late.Add(ttl))
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+}

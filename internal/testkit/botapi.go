@@ -221,6 +221,7 @@ type BotAPI struct {
 	offset      int64
 	pollGen     int
 	polls       int
+	conflicts   int
 	chats       map[int64]*botChat
 	files       map[string]botFile
 	fileSeq     int
@@ -407,6 +408,14 @@ func (f *BotAPI) Polls() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.polls
+}
+
+// Conflicts counts getUpdates calls answered 409 Conflict because a newer
+// getUpdates call took over, as Telegram answers a second poller.
+func (f *BotAPI) Conflicts() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.conflicts
 }
 
 // ---- faults ---------------------------------------------------------------
@@ -1045,6 +1054,7 @@ func (f *BotAPI) getUpdates(w http.ResponseWriter, r *http.Request, req *botRequ
 	for {
 		f.mu.Lock()
 		if f.pollGen != gen {
+			f.conflicts++
 			f.mu.Unlock()
 			writeBot(w, nil, &botError{status: http.StatusConflict, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"})
 			return

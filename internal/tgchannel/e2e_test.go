@@ -77,13 +77,20 @@ func newWorld(t *testing.T) *world {
 // test ends); stop waits for Run to return.
 func (w *world) start() (stop func()) {
 	w.t.Helper()
+	return w.startWith(nil, nil)
+}
+
+// startWith is start with the Bot API client hc (nil: a new one) and the
+// logger log (nil: discarded).
+func (w *world) startWith(hc *http.Client, log *slog.Logger) (stop func()) {
+	w.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	n := w.runs.Add(1)
 	go func() {
 		done <- tgchannel.Run(ctx, tgchannel.Config{
-			Token: w.bot.Token(), APIURL: w.bot.URL(), Core: w.api,
-			Log: slog.New(slog.DiscardHandler), Owner: "test-run-" + string(rune('0'+n)),
+			Token: w.bot.Token(), APIURL: w.bot.URL(), Core: w.api, HTTPClient: hc,
+			Log: log, Owner: "test-run-" + string(rune('0'+n)),
 		})
 	}()
 	var stopped atomic.Bool

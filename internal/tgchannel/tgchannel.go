@@ -6,7 +6,9 @@
 // It talks only to Telegram and to core. Core keeps every durable state
 // (the offset, the inbox, leased work, delivery progress, the file_id
 // cache), so the process can be stopped, killed or run again anywhere
-// without losing or repeating what was confirmed.
+// without losing or repeating what was confirmed. Several processes may
+// run the same bot at once: they share the work through leases, and only
+// the one holding the bot's poll lease in core calls getUpdates.
 package tgchannel
 
 import (
@@ -59,7 +61,6 @@ type channel struct {
 	reg       *registry
 	me        botIdentity
 	channelID uuid.UUID
-	offset    int64 // where polling starts, from Hello
 	owner     string
 	workers   int
 	wake      chan struct{}
@@ -67,7 +68,7 @@ type channel struct {
 }
 
 // Run runs the channel until ctx is done: getMe and setMyCommands, Hello
-// to core, then polling and working. It returns nil when ctx ends, and an
+// to core, then working, and polling while it holds the poll lease. It returns nil when ctx ends, and an
 // error when the channel cannot run (a refused token, a bad config).
 // Core being unreachable is not an error: Run waits for it.
 func Run(ctx context.Context, cfg Config) error {
@@ -113,7 +114,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var wg sync.WaitGroup
 	var pollErr error
 	wg.Go(func() {
-		pollErr = ch.poll(ctx, ch.offset)
+		pollErr = ch.poll(ctx)
 		cancel() // a fatal polling error stops the channel
 	})
 	wg.Go(func() { ch.workLoop(ctx) })
@@ -161,7 +162,7 @@ func (ch *channel) start(ctx context.Context) error {
 		h, err := ch.core.Hello(cctx, channelapi.Hello{Kind: "telegram", ExternalID: strconv.FormatInt(ch.me.ID, 10), Name: ch.me.Username})
 		cancel()
 		if err == nil {
-			ch.channelID, ch.offset = h.ChannelID, h.NextOffset
+			ch.channelID = h.ChannelID
 			return nil
 		}
 		if channelapi.IsCode(err, channelapi.CodeUnauthorized) {

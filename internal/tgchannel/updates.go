@@ -18,11 +18,128 @@ type botIdentity struct {
 	Username string // without @
 }
 
-// poll long-polls Telegram from the offset core keeps, posts what is
-// addressed to the bot to core together with the next offset, and polls
-// from that offset only once core has answered: an update is confirmed to
-// Telegram only after core stored it.
-func (ch *channel) poll(ctx context.Context, offset int64) error {
+// pollRetry is how often a process that does not poll asks core for the
+// poll lease again.
+const pollRetry = 3 * time.Second
+
+// errPollLeaseLost ends polling when core says another process holds the
+// poll lease now.
+var errPollLeaseLost = errors.New("telegram: the poll lease went to another process")
+
+// poll runs until ctx ends, polling Telegram only while this process holds
+// the channel's poll lease in core: of the processes running one bot, only
+// one may call getUpdates (Telegram answers the others 409 Conflict, and
+// their offsets would race). While another process holds the lease this
+// one asks again every pollRetry and only works. On a normal stop the
+// lease is released, so that another process takes over at once.
+func (ch *channel) poll(ctx context.Context) error {
+	waitingFor := "" // the holder last logged
+	for {
+		r, err := ch.pollLease(ctx, false)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case err != nil:
+			ch.log.Warn("core did not answer the poll lease request; retrying", "error", err)
+		case !r.Granted:
+			if r.Holder != waitingFor {
+				ch.log.Info("another process polls this bot; this one only works until it stops", "holder", r.Holder)
+				waitingFor = r.Holder
+			}
+		default:
+			waitingFor = ""
+			ch.log.Info("polling this bot", "owner", ch.owner, "next_offset", r.NextOffset)
+			err := ch.pollHeld(ctx, r.NextOffset, r.ExpiresAt)
+			if !errors.Is(err, errPollLeaseLost) {
+				ch.releasePollLease()
+				return err
+			}
+			ch.log.Warn("this process lost the poll lease; it stops polling and asks for the lease again", "owner", ch.owner)
+		}
+		if !sleep(ctx, pollRetry) {
+			return nil
+		}
+	}
+}
+
+// pollLease asks core for the poll lease (or to renew it), or with release
+// gives it up.
+func (ch *channel) pollLease(ctx context.Context, release bool) (channelapi.PollLeaseReply, error) {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return ch.core.PollLease(cctx, channelapi.PollLeaseRequest{ChannelID: ch.channelID, Owner: ch.owner, Release: release})
+}
+
+// releasePollLease gives up the poll lease as the channel stops; its own
+// context, since the channel's has ended.
+func (ch *channel) releasePollLease() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := ch.pollLease(ctx, true); err != nil {
+		ch.log.Warn("could not release the poll lease; another process polls once it expires", "error", err,
+			"expires_in", channelapi.LeaseTTL)
+	}
+}
+
+// pollHeld polls while the lease granted until expires is held, renewing
+// it every channelapi.LeaseRenew. It ends with errPollLeaseLost when core
+// refuses a renewal or the updates (another process polls now), or when no
+// renewal succeeded before the lease ran out; with nil when ctx ends; and
+// with a fatal error (a refused token).
+func (ch *channel) pollHeld(ctx context.Context, offset int64, expires time.Time) error {
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		ch.renewPollLease(pctx, cancel, expires)
+	}()
+	err := ch.pollFrom(pctx, offset)
+	cancel(nil)
+	<-renewed
+	if errors.Is(context.Cause(pctx), errPollLeaseLost) {
+		return errPollLeaseLost
+	}
+	return err
+}
+
+// renewPollLease renews the poll lease every channelapi.LeaseRenew until
+// ctx ends; it cancels ctx with errPollLeaseLost once the lease is lost.
+// A failed renewal is retried every pollRetry until the lease would have
+// expired.
+func (ch *channel) renewPollLease(ctx context.Context, cancel context.CancelCauseFunc, expires time.Time) {
+	wait := channelapi.LeaseRenew
+	for sleep(ctx, wait) {
+		r, err := ch.pollLease(ctx, false)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			if !time.Now().Before(expires) {
+				ch.log.Warn("could not renew the poll lease before it ran out; stopping polling", "error", err)
+				cancel(errPollLeaseLost)
+				return
+			}
+			ch.log.Warn("could not renew the poll lease; retrying", "error", err)
+			wait = pollRetry
+		case !r.Granted:
+			ch.log.Info("the poll lease went to another process", "holder", r.Holder)
+			cancel(errPollLeaseLost)
+			return
+		default:
+			expires, wait = r.ExpiresAt, channelapi.LeaseRenew
+		}
+	}
+}
+
+// pollFrom long-polls Telegram from offset, posts what is addressed to the
+// bot to core together with the next offset, and polls from that offset
+// only once core has answered: an update is confirmed to Telegram only
+// after core stored it. It ends with errPollLeaseLost when core refuses the
+// updates because this process no longer holds the poll lease: the updates
+// it held were never confirmed, so the next poller fetches them again.
+func (ch *channel) pollFrom(ctx context.Context, offset int64) error {
 	backoff := newBackoff(time.Second, 30*time.Second)
 	for ctx.Err() == nil {
 		updates, err := ch.tg.getUpdates(ctx, offset, pollTimeout)
@@ -38,7 +155,10 @@ func (ch *channel) poll(ctx context.Context, offset int64) error {
 				ch.log.Info("telegram asked to slow down polling", "retry_after", ae.RetryAfter)
 				sleep(ctx, time.Duration(ae.RetryAfter)*time.Second)
 			case errors.As(err, &ae) && ae.Code == http.StatusConflict:
-				ch.log.Warn("another process polls this bot; only one may run", "error", err)
+				// Processes sharing core take turns through the poll
+				// lease, so this one is elsewhere: another core, or a
+				// webhook.
+				ch.log.Warn("a process outside this core polls this bot; only one may run", "error", err)
 				sleep(ctx, backoff.next())
 			default:
 				ch.log.Warn("polling Telegram failed", "error", err)
@@ -61,8 +181,11 @@ func (ch *channel) poll(ctx context.Context, offset int64) error {
 				handled = append(handled, n)
 			}
 		}
-		if !ch.postUpdates(ctx, handled, next) {
-			return nil
+		if err := ch.postUpdates(ctx, handled, next); err != nil {
+			if channelapi.IsCode(err, channelapi.CodeLeaseLost) {
+				return errPollLeaseLost
+			}
+			return nil // ctx ended
 		}
 		ch.log.Debug("updates stored", "received", len(updates), "handled", len(handled), "next_offset", next)
 		offset = next
@@ -74,14 +197,15 @@ func (ch *channel) poll(ctx context.Context, offset int64) error {
 }
 
 // postUpdates hands updates and the next offset to core, retrying until
-// core answers or ctx ends (then false). Should core refuse the batch as
-// invalid, which retrying cannot fix, the updates go one by one and those
-// core refuses are dropped (and logged), so that one bad update cannot
-// stop the bot.
-func (ch *channel) postUpdates(ctx context.Context, updates []channelapi.Update, next int64) bool {
+// core answers: nil when stored, a lease-lost error when this process no
+// longer holds the poll lease, or ctx's error. Should core refuse the
+// batch as invalid, which retrying cannot fix, the updates go one by one
+// and those core refuses are dropped (and logged), so that one bad update
+// cannot stop the bot.
+func (ch *channel) postUpdates(ctx context.Context, updates []channelapi.Update, next int64) error {
 	err := ch.postBatch(ctx, updates, next)
 	if !channelapi.IsCode(err, channelapi.CodeInvalid) {
-		return err == nil
+		return err
 	}
 	ch.log.Error("core refused a batch of updates as invalid; posting them one at a time", "error", err)
 	for _, u := range updates {
@@ -91,21 +215,21 @@ func (ch *channel) postUpdates(ctx context.Context, updates []channelapi.Update,
 			err = ch.postBatch(ctx, nil, min(u.UpdateID+1, next))
 		}
 		if err != nil {
-			return false
+			return err
 		}
 	}
-	return ch.postBatch(ctx, nil, next) == nil
+	return ch.postBatch(ctx, nil, next)
 }
 
-// postBatch posts once core answers: nil, an invalid-request error, or
-// ctx's error.
+// postBatch posts once core answers: nil, an invalid-request or lease-lost
+// error, or ctx's error.
 func (ch *channel) postBatch(ctx context.Context, updates []channelapi.Update, next int64) error {
 	backoff := newBackoff(500*time.Millisecond, 30*time.Second)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_, err := ch.core.PostUpdates(cctx, channelapi.UpdatesRequest{ChannelID: ch.channelID, Updates: updates, NextOffset: next})
+		_, err := ch.core.PostUpdates(cctx, channelapi.UpdatesRequest{ChannelID: ch.channelID, Owner: ch.owner, Updates: updates, NextOffset: next})
 		cancel()
-		if err == nil || channelapi.IsCode(err, channelapi.CodeInvalid) {
+		if err == nil || channelapi.IsCode(err, channelapi.CodeInvalid) || channelapi.IsCode(err, channelapi.CodeLeaseLost) {
 			return err
 		}
 		if ctx.Err() != nil {
