@@ -204,13 +204,16 @@ func (r *registry) parseCallback(data string) (*button, string, error) {
 	return nil, "", errors.New("this button no longer works")
 }
 
-// callbackData builds a button's data; it must fit Telegram's 64 bytes.
-func callbackData(prefix string, parts ...string) string {
-	s := prefix + ":" + strings.Join(parts, ":")
-	if len(s) > 64 {
-		panic("tgchannel: callback data over 64 bytes: " + s)
-	}
-	return s
+// callbackData builds the data of a button about one collection:
+// "v:<id>" is 38 bytes, within Telegram's 64.
+func callbackData(prefix string, id uuid.UUID) string {
+	return prefix + ":" + id.String()
+}
+
+// pageData builds the data of a /list page button: "l:<page>:<id>" stays
+// within Telegram's 64 bytes for any page an int16 can count.
+func pageData(page int16, last uuid.UUID) string {
+	return btnPage + ":" + strconv.Itoa(int(page)) + ":" + last.String()
 }
 
 // checkItemID accepts a collection id or a prefix of at least 8 hex

@@ -2,6 +2,7 @@ package tgchannel
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -114,9 +115,10 @@ func TestRegistryValidatesCallbacks(t *testing.T) {
 	r := newRegistry()
 	id := uuid.New()
 	for _, data := range []string{
-		callbackData(btnView, id.String()),
-		callbackData(btnSave, id.String()),
-		callbackData(btnPage, "12", id.String()),
+		callbackData(btnView, id),
+		callbackData(btnSave, id),
+		pageData(12, id),
+		pageData(math.MaxInt16, id),
 	} {
 		require.LessOrEqual(t, len(data), 64)
 		b, arg, err := r.parseCallback(data)

@@ -2,7 +2,7 @@ package tgchannel
 
 import (
 	"fmt"
-	"strconv"
+	"math"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
@@ -57,15 +57,15 @@ func renderList(items []channelapi.Item, page int, more bool) outMessage {
 			ents = append(ents, models.MessageEntity{Type: models.MessageEntityTypeTextLink, Offset: units, Length: utf16Len(s), URL: it.SourceURL})
 		}
 		write(s + "\n")
-		row := []kbButton{{Text: fmt.Sprintf("👁 View %d", n), CallbackData: callbackData(btnView, it.ID.String())}}
+		row := []kbButton{{Text: fmt.Sprintf("👁 View %d", n), CallbackData: callbackData(btnView, it.ID)}}
 		if isWebURL(it.SourceURL) {
 			row = append(row, kbButton{Text: fmt.Sprintf("🔗 Original %d", n), URL: it.SourceURL})
 		}
 		kb.InlineKeyboard = append(kb.InlineKeyboard, row)
 	}
 	if more {
-		last := items[len(items)-1].ID.String()
-		kb.InlineKeyboard = append(kb.InlineKeyboard, []kbButton{{Text: "Next page ▶", CallbackData: callbackData(btnPage, strconv.Itoa(page+1), last)}})
+		last := items[len(items)-1].ID
+		kb.InlineKeyboard = append(kb.InlineKeyboard, []kbButton{{Text: "Next page ▶", CallbackData: pageData(int16(min(page+1, math.MaxInt16)), last)}})
 	}
 	return outMessage{text: strings.TrimRight(b.String(), "\n"), entities: ents, kb: kb}
 }
@@ -184,7 +184,7 @@ func resultKeyboard(d channelapi.Delivery) *keyboard {
 		row = append(row, kbButton{Text: "🔗 Original", URL: d.Item.SourceURL})
 	}
 	if d.Public && d.ChatID < 0 {
-		row = append(row, kbButton{Text: "📥 Save too (我也要存)", CallbackData: callbackData(btnSave, d.Item.ID.String())})
+		row = append(row, kbButton{Text: "📥 Save too (我也要存)", CallbackData: callbackData(btnSave, d.Item.ID)})
 	}
 	if len(row) == 0 {
 		return nil
