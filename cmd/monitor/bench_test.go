@@ -44,6 +44,7 @@ func BenchmarkCaptureVideoPeakRSS(b *testing.B) {
 		if out, err := binary(b, env, "admin", "tenant", "create", "bench").CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
 		}
+		allowFakeMedia(b, env)
 		url := fx.AddPost(testkit.SyntheticPost{ID: "5" + strconv.Itoa(1000000+n), VideoURL: media.URL + "/big.mp4", NoAvatar: true})
 		cmd := binary(b, env, "capture", url, "--tenant", "bench", "--wait")
 		start := time.Now()

@@ -17,6 +17,7 @@ func TestCapsuleCommands(t *testing.T) {
 	src := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_LOG_LEVEL": "error"}
 	_, errOut, code := cli(t, src, "admin", "tenant", "create", "alice")
 	require.Equal(t, 0, code, errOut)
+	allowFakeMedia(t, src)
 	for _, u := range []string{"https://x.com/archivist_demo/status/2078399740166950912", "https://x.com/archivist_demo/status/2080424850067443712"} {
 		_, errOut, code = cli(t, src, "capture", u, "--tenant", "alice", "--wait")
 		require.Equal(t, 0, code, errOut)

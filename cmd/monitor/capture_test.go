@@ -15,6 +15,7 @@ func TestCaptureCommand(t *testing.T) {
 	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_LOG_LEVEL": "error"}
 	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
 	require.Equal(t, 0, code, errOut)
+	allowFakeMedia(t, env)
 
 	out, errOut, code := cli(t, env, "capture", "https://x.com/archivist_demo/status/2078399740166950912", "--tenant", "alice", "--wait")
 	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)

@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	_ "modernc.org/sqlite"
+
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 // asBinary makes the test binary act as `monitor` when re-executed by a test
@@ -43,6 +45,18 @@ func cli(t *testing.T, env map[string]string, args ...string) (stdout, stderr st
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	code = run(ctx, args, lookup, &out, &errOut)
 	return out.String(), errOut.String(), code
+}
+
+// allowFakeMedia lets the instance of env download media from the test's
+// fakes on 127.0.0.1, as an operator would allow a private media host:
+// `monitor admin config set fetch_allow_hosts 127.0.0.1`.
+func allowFakeMedia(t testing.TB, env map[string]string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	if code := run(context.Background(), []string{"admin", "config", "set", "fetch_allow_hosts", testkit.FetchAllowHosts}, lookup, &out, &errOut); code != 0 {
+		t.Fatalf("admin config set fetch_allow_hosts: exit %d: %s", code, errOut.String())
+	}
 }
 
 // lastLine is the last line of s: the one-line error after any logs.

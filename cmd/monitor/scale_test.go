@@ -143,6 +143,7 @@ func TestScaleModeEndToEnd(t *testing.T) {
 	b := startProcess(t, core, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
 
 	admin := env("MONITOR_DATABASE_URL", appURL, "MONITOR_LOG_LEVEL", "warn")
+	allowFakeMedia(t, admin)
 	for _, name := range []string{"alice", "bob"} {
 		_, errOut, code := cli(t, admin, "admin", "tenant", "create", name)
 		require.Equal(t, 0, code, errOut)

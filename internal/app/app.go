@@ -6,7 +6,6 @@ package app
 
 import (
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/netguard"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 )
@@ -48,8 +48,6 @@ type Deps struct {
 	Adapters *adapterapi.Registry
 	Log      *slog.Logger
 	Limits   Limits
-	// HTTPClient downloads media; nil means a client with sane timeouts.
-	HTTPClient *http.Client
 	// Now is the clock of limits, retention and garbage collection; nil
 	// means time.Now. Tests set it to move time.
 	Now func() time.Time
@@ -70,28 +68,23 @@ type App struct {
 	now      func() time.Time
 	// masterKey is MONITOR_MASTER_KEY (secrets.go).
 	masterKey string
+	// fetchAllow caches the fetch_allow_hosts setting that http's guard
+	// follows (fetchallow.go). http is always netguard's client, so upstream
+	// answers cannot point downloads at private addresses; there is
+	// deliberately no way to inject an unguarded one.
+	fetchAllow fetchAllowCache
 }
 
 // New returns the business layer. Pipeline work needs a queue: register the
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
-	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: d.HTTPClient, now: d.Now,
+	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
 		masterKey: d.MasterKey}
 	if a.now == nil {
 		a.now = time.Now
 	}
 	if a.limits == (Limits{}) {
 		a.limits = DefaultLimits()
-	}
-	if a.http == nil {
-		a.http = &http.Client{Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ResponseHeaderTimeout: 30 * time.Second,
-			MaxIdleConnsPerHost:   8,
-			IdleConnTimeout:       90 * time.Second,
-		}}
 	}
 	return a
 }

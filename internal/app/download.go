@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/netguard"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 )
@@ -143,11 +144,22 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 	if err != nil {
 		return permanent("media address %q is not usable: %v", as.SourceURL, err)
 	}
+	if netguard.CheckURL(req.URL) != nil {
+		return permanent("media address %q is not an http or https address; Monitor fetches media only over http and https", as.SourceURL)
+	}
+	allow, err := a.fetchAllowHosts(ctx)
+	if err != nil {
+		return err
+	}
+	req = req.WithContext(netguard.WithAllow(ctx, allow))
 	req.Header.Set("User-Agent", mediaUserAgent)
 	resp, err := a.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if refused := fetchRefusal(err); refused != nil {
+			return refused
 		}
 		return retryable(0, "could not reach the media host: %v", err)
 	}

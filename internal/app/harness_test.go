@@ -98,6 +98,8 @@ func newPipelineOn(t testing.TB, st *store.Store, bs blob.Store, limits app.Limi
 
 	clk := &clock{}
 	a := app.New(app.Deps{Store: st, Blob: bs, Adapters: reg, Log: log, Limits: limits, Now: clk.Now})
+	_, err = a.SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
+	require.NoError(t, err)
 	require.NoError(t, queue.Migrate(ctx, st, log))
 	q, err := queue.New(st, config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, log, a.RegisterWorkers)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monitorhq/monitor/internal/netguard"
 	"github.com/monitorhq/monitor/internal/store"
 )
 
@@ -42,6 +43,9 @@ type Settings struct {
 	CaptureWorkers  int
 	DownloadWorkers int
 	ControlWorkers  int
+	// FetchAllowHosts are the hosts and ranges media downloads may reach
+	// although they are not public addresses (empty: public only).
+	FetchAllowHosts netguard.Allow
 }
 
 // TenantLimits bound how much one tenant may ask for (0: no limit).
@@ -153,6 +157,10 @@ func settingKeys() []settingKey {
 			validate: optionalInt(1, 1000), apply: func(s *Settings, v string) { s.DownloadWorkers = atoi(v) }},
 		{name: "control_workers", typ: "int", def: "", restart: true, help: "workers of the control queue, overriding MONITOR_CONTROL_WORKERS",
 			validate: optionalInt(1, 1000), apply: func(s *Settings, v string) { s.ControlWorkers = atoi(v) }},
+		{name: "fetch_allow_hosts", typ: "string", def: "",
+			help:     "host names, IP addresses or CIDR ranges, comma-separated, that media downloads may reach although they are private (e.g. 127.0.0.1, 10.0.0.0/8, minio.internal); empty: public addresses only",
+			validate: func(v string) error { _, err := netguard.ParseAllow(v); return err },
+			apply:    func(s *Settings, v string) { s.FetchAllowHosts, _ = netguard.ParseAllow(v) }},
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
 			apply: func(*Settings, string) {}}, // read with SecretSetting
@@ -289,6 +297,9 @@ func (a *App) SetSetting(ctx context.Context, actor, key, value string) (Setting
 	})
 	if err != nil {
 		return SettingView{}, err
+	}
+	if key == "fetch_allow_hosts" {
+		a.forgetFetchAllowHosts()
 	}
 	return SettingView{Key: key, Value: show(value), Default: k.def, Type: k.typ, Set: !reset, Secret: k.secret, Restart: k.restart, Help: k.help}, nil
 }

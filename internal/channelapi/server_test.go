@@ -67,6 +67,8 @@ func newCore(t *testing.T, st *store.Store) *core {
 	bs, err := blob.NewFS(t.TempDir())
 	require.NoError(t, err)
 	a := app.New(app.Deps{Store: st, Blob: bs, Adapters: reg, Log: log})
+	_, err = a.SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
+	require.NoError(t, err)
 	q, err := queue.New(st, config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, log, a.RegisterWorkers)
 	require.NoError(t, err)
 	a.AttachQueue(q)

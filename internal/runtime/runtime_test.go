@@ -39,6 +39,8 @@ func runCore(t *testing.T, cfg *config.Config) *runtime.Core {
 	ctx, cancel := context.WithCancel(context.Background())
 	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
+	_, err = core.App().SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
+	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- core.Run(ctx) }()
 	t.Cleanup(func() {

@@ -16,6 +16,12 @@ import (
 // fixture set's directory.
 const FixturesEnv = "MONITOR_FIXTURES_DIR"
 
+// FetchAllowHosts is the fetch_allow_hosts setting a test core needs to
+// download media from these fakes: they are httptest servers on 127.0.0.1,
+// which core refuses to fetch from by default. Every harness that builds a
+// core sets it, through the app or `monitor admin config set`.
+const FetchAllowHosts = "127.0.0.1"
+
 // FixturesDir returns the directory of one fixture set, e.g. "fxtwitter".
 // It honours FixturesEnv, else walks up from the working directory and from
 // this source file until it finds shared/fixtures/<name> (the shared/

@@ -60,6 +60,8 @@ func newWorld(t *testing.T) *world {
 	ctx, cancel := context.WithCancel(context.Background())
 	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
+	_, err = core.App().SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
+	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- core.Run(ctx) }()
 	t.Cleanup(func() {

@@ -72,6 +72,8 @@ func NewPipeline(t testing.TB, st *store.Store) *Instance {
 	t.Cleanup(reg.Close)
 	a := app.New(app.Deps{Store: st, Blob: bs, Adapters: reg, Log: log,
 		Limits: app.Limits{MaxMediaBytes: 64 << 20, TenantCaptures: 2, ConnectionCaptures: 1, Attempts: 3, RetryDelay: 20 * time.Millisecond}})
+	_, err = a.SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
+	require.NoError(t, err)
 	q, err := queue.New(st, config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, log, a.RegisterWorkers)
 	require.NoError(t, err)
 	a.AttachQueue(q)
