@@ -235,7 +235,7 @@ func (e *BlockedError) Describe() string {
 	if e.Range.Prefix.IsValid() {
 		what = fmt.Sprintf("a private address (%s, %s)", e.Range.Name, e.Range.Prefix)
 	}
-	if h, err := netip.ParseAddr(strings.Trim(e.Host, "[]")); err == nil && h.WithZone("") == e.Addr {
+	if h, err := netip.ParseAddr(strings.Trim(e.Host, "[]")); err == nil && h.WithZone("").Unmap() == e.Addr.Unmap() {
 		return e.Host + " is " + what
 	}
 	return fmt.Sprintf("%s resolves to %s, %s", e.Host, e.Addr, what)
