@@ -42,6 +42,16 @@ type Range struct {
 // (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses
 // are judged by the IPv4 address they carry; other IPv6 addresses outside
 // global unicast (2000::/3) are refused as reserved.
+//
+// The table is parsed once into read-only lookup values (no state):
+// parsing it on every dial cost ~10 µs.
+var (
+	nonPublic     = nonPublicRanges()
+	nat64         = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour     = netip.MustParsePrefix("2002::/16")
+	globalUnicast = netip.MustParsePrefix("2000::/3")
+)
+
 func nonPublicRanges() []Range {
 	out := make([]Range, 0, 32)
 	for _, r := range [][2]string{
@@ -94,7 +104,7 @@ func Classify(ip netip.Addr) (Range, bool) {
 	if ip.Is4In6() {
 		return Classify(ip.Unmap())
 	}
-	for _, r := range nonPublicRanges() {
+	for _, r := range nonPublic {
 		if r.Prefix.Contains(ip) {
 			return r, true
 		}
@@ -104,11 +114,11 @@ func Classify(ip netip.Addr) (Range, bool) {
 	}
 	b := ip.As16()
 	switch {
-	case netip.MustParsePrefix("64:ff9b::/96").Contains(ip): // NAT64
+	case nat64.Contains(ip):
 		return Classify(netip.AddrFrom4([4]byte(b[12:16])))
-	case netip.MustParsePrefix("2002::/16").Contains(ip): // 6to4
+	case sixToFour.Contains(ip):
 		return Classify(netip.AddrFrom4([4]byte(b[2:6])))
-	case !netip.MustParsePrefix("2000::/3").Contains(ip):
+	case !globalUnicast.Contains(ip):
 		return Range{Name: "reserved: outside global unicast 2000::/3"}, true
 	}
 	return Range{}, false

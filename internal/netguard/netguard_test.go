@@ -311,3 +311,13 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkClassify is the cost the dial check adds to each connection.
+func BenchmarkClassify(b *testing.B) {
+	public := netip.MustParseAddr("2606:4700:4700::1111")
+	for b.Loop() {
+		if _, private := netguard.Classify(public); private {
+			b.Fatal("public address classified private")
+		}
+	}
+}
