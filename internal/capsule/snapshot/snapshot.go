@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,6 +23,8 @@ import (
 	"time"
 
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/config"
+	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 )
 
@@ -218,6 +221,9 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 	if err != nil {
 		return out, fmt.Errorf("snapshot refused, nothing was replaced: %w", err)
 	}
+	if err := checkSchema(ctx, tmp, info); err != nil {
+		return out, fmt.Errorf("snapshot refused, nothing was replaced: %w", err)
+	}
 	out.Pending = info.Pending
 	for _, o := range info.Objects {
 		if err := ctx.Err(); err != nil {
@@ -253,6 +259,59 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 	}
 	keep = true
 	return out, nil
+}
+
+// maxDifferences is how many schema differences a refusal names.
+const maxDifferences = 5
+
+// checkSchema refuses a snapshot whose database holds anything its
+// migrations do not create, or lacks anything they do: a trigger, a view,
+// an index, a table or a column added or dropped by hand. The known schema
+// is not a list kept here but a fresh database, in dir, migrated to the
+// snapshot's versions by this binary's own migrations, Monitor's and
+// River's.
+func checkSchema(ctx context.Context, dir string, info store.SnapshotInfo) error {
+	refDir, err := os.MkdirTemp(dir, ".schema-")
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	defer os.RemoveAll(refDir)
+	ref, err := store.Open(ctx, config.Database{Driver: "sqlite", Path: filepath.Join(refDir, dbName)}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer ref.Close()
+	last := info.Migrations[len(info.Migrations)-1]
+	if _, err := ref.MigrateThrough(ctx, last); err != nil {
+		return err
+	}
+	if info.QueueVersion > 0 {
+		if err := queue.MigrateTo(ctx, ref, info.QueueVersion); err != nil {
+			return fmt.Errorf("its job queue tables are at River version %d, which this monitor cannot recreate (%v); restore it with the monitor that made it", info.QueueVersion, err)
+		}
+	}
+	want, err := ref.SchemaGet(ctx)
+	if err != nil {
+		return err
+	}
+	diffs := store.SchemaCompare(info.Schema, want)
+	if len(diffs) == 0 {
+		return nil
+	}
+	version := "migration " + strings.SplitN(last, "_", 2)[0]
+	var msgs []string
+	for i, d := range diffs {
+		if i == maxDifferences {
+			msgs = append(msgs, fmt.Sprintf("and %d more difference(s)", len(diffs)-i))
+			break
+		}
+		v := version
+		if strings.HasPrefix(d.Object.Table, "river_") {
+			v = fmt.Sprintf("River's queue migration %d", info.QueueVersion)
+		}
+		msgs = append(msgs, d.Describe(v))
+	}
+	return fmt.Errorf("%s; a snapshot holds exactly the schema Monitor's migrations create, so this one was changed after export: restore one as monitor export snapshot wrote it", strings.Join(msgs, "; "))
 }
 
 func readJSON(f *zip.File, v any) error {
