@@ -41,6 +41,15 @@ const (
 	readyName  = "READY"
 )
 
+// File modes. A snapshot is an export its owner keeps (group may read it,
+// for a backup user); what is staged in the data directory is the
+// instance's own data, read by Monitor's user alone.
+const (
+	exportPerm = 0o640
+	dataPerm   = 0o600
+	dirPerm    = 0o750
+)
+
 // Manifest describes a snapshot.
 type Manifest struct {
 	Format     int       `json:"format"`
@@ -82,7 +91,7 @@ func Export(ctx context.Context, st *store.Store, objectsRoot, out, generator st
 		return res, err
 	}
 	zipTmp := filepath.Join(staging, "snapshot.zip")
-	f, err := os.Create(zipTmp)
+	f, err := os.OpenFile(zipTmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, exportPerm)
 	if err != nil {
 		return res, fmt.Errorf("snapshot: %w", err)
 	}
@@ -201,7 +210,7 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 	if out.Manifest.Format > Format {
 		return out, fmt.Errorf("snapshot: format %d is newer than this monitor understands (%d); use a newer monitor", out.Manifest.Format, Format)
 	}
-	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+	if err := os.MkdirAll(dataDir, dirPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
 	tmp, err := os.MkdirTemp(dataDir, ".restore-")
@@ -244,10 +253,10 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 		}
 		out.Objects++
 	}
-	if err := os.MkdirAll(filepath.Join(tmp, objectsDir), 0o750); err != nil {
+	if err := os.MkdirAll(filepath.Join(tmp, objectsDir), dirPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, readyName), []byte(time.Now().UTC().Format("20060102T150405Z")+"\n"), 0o640); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, readyName), []byte(time.Now().UTC().Format("20060102T150405Z")+"\n"), dataPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
 	dst := filepath.Join(dataDir, RestoreDir)
@@ -324,7 +333,7 @@ func readJSON(f *zip.File, v any) error {
 }
 
 func extract(f *zip.File, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), dirPerm); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	rc, err := f.Open()
@@ -332,7 +341,7 @@ func extract(f *zip.File, dst string) error {
 		return fmt.Errorf("snapshot: %s: %w", f.Name, err)
 	}
 	defer rc.Close()
-	w, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o640)
+	w, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, dataPerm)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
@@ -359,7 +368,7 @@ func ApplyStaged(dataDir, dbPath, objectsRoot string) (rollback string, err erro
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
 	rollback = filepath.Join(dataDir, "rollback-"+strings.TrimSpace(string(stamp)))
-	if err := os.MkdirAll(rollback, 0o750); err != nil {
+	if err := os.MkdirAll(rollback, dirPerm); err != nil {
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
 	move := func(from, to string) error {
@@ -386,7 +395,7 @@ func ApplyStaged(dataDir, dbPath, objectsRoot string) (rollback string, err erro
 		if err := move(objectsRoot, filepath.Join(rollback, objectsDir)); err != nil {
 			return "", err
 		}
-		if err := os.MkdirAll(filepath.Dir(objectsRoot), 0o750); err != nil {
+		if err := os.MkdirAll(filepath.Dir(objectsRoot), dirPerm); err != nil {
 			return "", fmt.Errorf("snapshot: %w", err)
 		}
 		if err := move(filepath.Join(restore, objectsDir), objectsRoot); err != nil {
