@@ -59,9 +59,10 @@ func newImportSnapshotCmd(d *deps) *cobra.Command {
 Everything archived since the snapshot is lost, so --yes is required.
 
 The snapshot is verified first: its database passes SQLite's integrity check,
-its schema is not newer than this binary, Monitor's tables exist and every
-stored media file is present. A snapshot that fails is refused and nothing is
-replaced. A good one is staged in the data directory and swapped in the next
+its schema is not newer than this binary and holds exactly the tables,
+columns, indexes, views and triggers its migrations create (a trigger or view
+added by hand is refused, named), and every stored media file is present. A
+snapshot that fails is refused and nothing is replaced. A good one is staged in the data directory and swapped in the next
 time monitor starts (stop monitor serve, import, start it again); the previous
 database and media are kept as rollback-<time> in the data directory.`,
 		Example: `  monitor import snapshot backup-2026-05-01.zip --yes`,

@@ -175,3 +175,81 @@ func hashTree(t *testing.T, root string) map[string]string {
 	require.NotEmpty(t, out)
 	return out
 }
+
+// lastMigration is the number of the newest SQLite migration, as refusals
+// name it ("migration 0007").
+func lastMigration(t *testing.T) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "internal", "store", "migrations", "sqlite", "*.sql"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	return filepath.Base(files[len(files)-1])[:4]
+}
+
+// A snapshot is the whole database, so it could carry code: a trigger
+// restored with it would run inside the next instance (one on tokens minted
+// a hidden admin token on the next `token create`). Import refuses any
+// schema that differs from the one Monitor's migrations create, naming the
+// difference, and stages nothing.
+func TestSnapshotRefusesChangedSchema(t *testing.T) {
+	t.Parallel()
+	srcDir := t.TempDir()
+	src := map[string]string{"MONITOR_DATA_DIR": srcDir, "MONITOR_LOG_LEVEL": "error"}
+	_, errOut, code := cli(t, src, "admin", "tenant", "create", "alice")
+	require.Equal(t, 0, code, errOut)
+	snap := filepath.Join(t.TempDir(), "snap.zip")
+	_, errOut, code = cli(t, src, "export", "snapshot", "-o", snap)
+	require.Equal(t, 0, code, errOut)
+
+	dstDir := t.TempDir()
+	dst := map[string]string{"MONITOR_DATA_DIR": dstDir, "MONITOR_LOG_LEVEL": "error"}
+	_, errOut, code = cli(t, dst, "admin", "tenant", "create", "zed")
+	require.Equal(t, 0, code, errOut)
+
+	mig := "migration " + lastMigration(t)
+	for _, tc := range []struct {
+		name, sql, want string
+	}{
+		{"trigger", `CREATE TRIGGER mint_admin AFTER INSERT ON tokens BEGIN
+			INSERT INTO tokens (id, tenant_id, name, digest, created_at, admin) VALUES (NEW.id || 'x', NEW.tenant_id, '', randomblob(32), NEW.created_at, 1); END`,
+			"its database has trigger mint_admin on tokens, which " + mig + " does not create"},
+		{"view", `CREATE VIEW token_digests AS SELECT digest FROM tokens`,
+			"its database has view token_digests, which " + mig + " does not create"},
+		{"extra index", `CREATE INDEX tokens_name_idx ON tokens (name)`,
+			"its database has index tokens_name_idx on tokens, which " + mig + " does not create"},
+		{"dropped index", `DROP INDEX tokens_tenant_id_idx`,
+			"its database lacks index tokens_tenant_id_idx on tokens, which " + mig + " creates"},
+		{"added column", `ALTER TABLE tokens ADD COLUMN plaintext TEXT`,
+			"its table tokens has column plaintext TEXT, which " + mig + " does not create"},
+		{"queue trigger", `CREATE TRIGGER wake AFTER INSERT ON river_job BEGIN DELETE FROM tokens; END`,
+			"its database has trigger wake on river_job, which River's queue migration "},
+	} {
+		bad := rewriteSnapshot(t, snap, func(db string) {
+			conn, err := sql.Open("sqlite", db)
+			require.NoError(t, err)
+			_, err = conn.Exec(tc.sql)
+			require.NoError(t, err, tc.name)
+			require.NoError(t, conn.Close())
+		})
+		_, errOut, code := cli(t, dst, "import", "snapshot", bad, "--yes")
+		require.Equal(t, 1, code, tc.name)
+		require.Contains(t, errOut, "snapshot refused, nothing was replaced: ", tc.name)
+		require.Contains(t, errOut, tc.want, tc.name)
+		require.NoDirExists(t, filepath.Join(dstDir, "restore"), tc.name)
+		leftovers, err := filepath.Glob(filepath.Join(dstDir, ".restore-*"))
+		require.NoError(t, err)
+		require.Empty(t, leftovers, tc.name)
+	}
+	// Nothing was restored: the next start still has this instance's tenants.
+	out, errOut, code := cli(t, dst, "admin", "tenant", "list")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "zed")
+	require.NotContains(t, out, "alice")
+
+	// The snapshot as exported restores.
+	_, errOut, code = cli(t, dst, "import", "snapshot", snap, "--yes")
+	require.Equal(t, 0, code, errOut)
+	out, errOut, code = cli(t, dst, "admin", "tenant", "list")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "alice")
+}

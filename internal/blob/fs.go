@@ -32,7 +32,7 @@ const (
 	// concurrent Delete removes it between mkdir and rename.
 	putAttempts = 10
 	dirPerm     = 0o750
-	filePerm    = 0o640
+	filePerm    = 0o600 // instance data, read by Monitor's user alone
 )
 
 // FS is a Store on the local file system: the object at key "a/b/c" is the

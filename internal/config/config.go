@@ -132,6 +132,9 @@ type option struct {
 	def    string
 	usage  string
 	secret bool
+	// url marks a URL that may carry a password or secret parameters:
+	// shown with those hidden rather than redacted whole.
+	url bool
 	// set parses and stores the value; its error says what form is accepted.
 	set func(c *Config, v string) error
 }
@@ -153,10 +156,10 @@ func options() []option {
 				c.DataDir = filepath.Clean(v)
 				return nil
 			}},
-		{env: "MONITOR_DATABASE_URL", flag: "database-url", secret: true,
+		{env: "MONITOR_DATABASE_URL", flag: "database-url", secret: true, url: true,
 			usage: "database: sqlite:///path/monitor.db or postgres://user@host/db (default: SQLite in the data dir)",
 			set:   func(c *Config, v string) error { return c.setDatabase(v) }},
-		{env: "MONITOR_BLOB_URL", flag: "blob-url",
+		{env: "MONITOR_BLOB_URL", flag: "blob-url", url: true,
 			usage: "media store: file:///path or s3://bucket?endpoint=…&region=… (default: files in the data dir)",
 			set:   func(c *Config, v string) error { return c.setBlob(v) }},
 		{env: "MONITOR_S3_ACCESS_KEY_ID", secret: true,
@@ -396,12 +399,19 @@ func (c *Config) setS3Blob(v string, u *url.URL) error {
 			return fmt.Errorf("unknown parameter %q (known: endpoint, region, prefix); %s", name, accepted)
 		}
 	}
+	if u.User != nil {
+		return fmt.Errorf("credentials in the URL are not read; set MONITOR_S3_ACCESS_KEY_ID and MONITOR_S3_SECRET_ACCESS_KEY (or their _FILE) instead; %s", accepted)
+	}
 	endpoint := q.Get("endpoint")
 	if endpoint == "" {
 		return fmt.Errorf("no endpoint; %s", accepted)
 	}
-	if e, err := url.Parse(endpoint); err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
-		return fmt.Errorf("endpoint %q is not an http:// or https:// URL with a host; %s", endpoint, accepted)
+	e, err := url.Parse(endpoint)
+	if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
+		return fmt.Errorf("endpoint %q is not an http:// or https:// URL with a host; %s", endpointShown(endpoint), accepted)
+	}
+	if e.User != nil {
+		return fmt.Errorf("the endpoint carries credentials, which are not read; remove them and set MONITOR_S3_ACCESS_KEY_ID and MONITOR_S3_SECRET_ACCESS_KEY (or their _FILE) instead; %s", accepted)
 	}
 	region := q.Get("region")
 	if region == "" {
@@ -411,6 +421,13 @@ func (c *Config) setS3Blob(v string, u *url.URL) error {
 	c.Blob.Bucket, c.Blob.Endpoint, c.Blob.Region = bucket, strings.TrimRight(endpoint, "/"), region
 	c.Blob.Prefix = q.Get("prefix")
 	return nil
+}
+
+// endpointShown is an endpoint as an error may show it: without its user
+// info.
+func endpointShown(v string) string {
+	s, _ := redactUserInfo(v)
+	return s
 }
 
 // validBucket applies S3's bucket naming rules, loosely: 3 to 63

@@ -220,3 +220,60 @@ func TestFormatBytes(t *testing.T) {
 		require.Equal(t, want, FormatBytes(n), n)
 	}
 }
+
+// A database URL can hold its password twice (user info and ?password=,
+// pgx reads both) and a blob URL an endpoint with user info or secret
+// parameters; printing keeps each URL's shape without any of them.
+func TestPrintRedactsURLSecrets(t *testing.T) {
+	t.Parallel()
+	c, err := Load(envOf(map[string]string{
+		"MONITOR_DATABASE_URL": "postgres://monitor_app:hunter2@db/monitor?sslmode=disable&password=hunter3&sslpassword=hunter4",
+	}), nil)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, c.PrintTo(&buf))
+	out := buf.String()
+	for _, secret := range []string{"hunter2", "hunter3", "hunter4"} {
+		require.NotContains(t, out, secret)
+	}
+	require.Contains(t, out, "MONITOR_DATABASE_URL=postgres://monitor_app:xxxxx@db/monitor?sslmode=disable&password=xxxxx&sslpassword=xxxxx\t# env\n")
+
+	for in, want := range map[string]string{
+		"postgres://db/monitor?password=hunter2":                                  "postgres://db/monitor?password=xxxxx",
+		"host=db user=monitor password=hunter2":                                   "<redacted>",
+		"s3://media?endpoint=http://AKID:hunter2@127.0.0.1:7070&region=eu":        "s3://media?endpoint=http://xxxxx@127.0.0.1:7070&region=eu",
+		"s3://media?endpoint=http://h&secret_key=hunter2&X-Amz-Signature=hunter3": "s3://media?endpoint=http://h&secret_key=xxxxx&X-Amz-Signature=xxxxx",
+		"s3://media?endpoint=http://h&region=eu-central-1&prefix=monitor/prod":    "s3://media?endpoint=http://h&region=eu-central-1&prefix=monitor/prod",
+		"sqlite:///srv/m/monitor.db":                                              "sqlite:///srv/m/monitor.db",
+	} {
+		require.Equal(t, want, RedactURL(in), in)
+	}
+}
+
+// Errors about MONITOR_BLOB_URL and MONITOR_DATABASE_URL show the value
+// with its secrets hidden, and credentials in the blob URL are refused with
+// what to set instead.
+func TestURLErrorsHideSecrets(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ env, value, want string }{
+		{"MONITOR_BLOB_URL", "s3://media?endpoint=http://h&secret_key=hunter2",
+			`config: MONITOR_BLOB_URL="s3://media?endpoint=http://h&secret_key=xxxxx": unknown parameter "secret_key" (known: endpoint, region, prefix)`},
+		{"MONITOR_BLOB_URL", "s3://media?endpoint=http://AKID:hunter2@h",
+			`config: MONITOR_BLOB_URL="s3://media?endpoint=http://xxxxx@h": the endpoint carries credentials, which are not read; remove them and set MONITOR_S3_ACCESS_KEY_ID and MONITOR_S3_SECRET_ACCESS_KEY (or their _FILE) instead`},
+		{"MONITOR_BLOB_URL", "s3://AKID:hunter2@media?endpoint=http://h",
+			`config: MONITOR_BLOB_URL="s3://AKID:xxxxx@media?endpoint=http://h": credentials in the URL are not read; set MONITOR_S3_ACCESS_KEY_ID and MONITOR_S3_SECRET_ACCESS_KEY`},
+		{"MONITOR_BLOB_URL", "s3://media?endpoint=AKID:hunter2@h:7070",
+			`config: MONITOR_BLOB_URL="s3://media?endpoint=xxxxx": endpoint "xxxxx" is not an http:// or https:// URL with a host`},
+		{"MONITOR_BLOB_URL", "ftp://AKID:hunter2@h/x",
+			`config: MONITOR_BLOB_URL="ftp://AKID:xxxxx@h/x": unsupported scheme "ftp"`},
+		{"MONITOR_DATABASE_URL", "host=db password=hunter2",
+			`config: MONITOR_DATABASE_URL="<redacted>": unsupported scheme ""`},
+		{"MONITOR_DATABASE_URL", "mysql://root:hunter2@db/monitor?password=hunter2",
+			`config: MONITOR_DATABASE_URL="mysql://root:xxxxx@db/monitor?password=xxxxx": unsupported scheme "mysql"`},
+	} {
+		_, err := Load(envOf(map[string]string{tc.env: tc.value}), nil)
+		require.Error(t, err, tc.value)
+		require.NotContains(t, err.Error(), "hunter2", tc.value)
+		require.Contains(t, err.Error(), tc.want, tc.value)
+	}
+}

@@ -139,6 +139,20 @@ func Migrate(ctx context.Context, st *store.Store, log *slog.Logger) error {
 	return nil
 }
 
+// MigrateTo applies River's migrations up to and including version, and
+// none after it, so that a fresh database shows the queue tables of an
+// older one. It fails when this monitor's River has no such version.
+func MigrateTo(ctx context.Context, st *store.Store, version int) error {
+	m, err := migrator(st)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{TargetVersion: version}); err != nil {
+		return fmt.Errorf("queue: migrate to version %d: %w", version, err)
+	}
+	return nil
+}
+
 // Verify reports whether River's migrations are all applied.
 func Verify(ctx context.Context, st *store.Store) error {
 	m, err := migrator(st)

@@ -79,11 +79,32 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 	return s.migrate(ctx, s.d.migrations())
 }
 
+// MigrateThrough applies the pending migrations up to and including the
+// file named last, and none after it: a fresh database migrated so shows
+// the schema an older one of that version has.
+func (s *Store) MigrateThrough(ctx context.Context, last string) ([]string, error) {
+	known, err := loadMigrations(s.d.migrations())
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range known {
+		if m.name == last {
+			return s.apply(ctx, known[:i+1])
+		}
+	}
+	return nil, fmt.Errorf("%w: this monitor has no migration %s", ErrSchemaNewer, last)
+}
+
 func (s *Store) migrate(ctx context.Context, fsys fs.FS) ([]string, error) {
 	known, err := loadMigrations(fsys)
 	if err != nil {
 		return nil, err
 	}
+	return s.apply(ctx, known)
+}
+
+// apply applies the migrations of known that are not applied yet.
+func (s *Store) apply(ctx context.Context, known []migration) ([]string, error) {
 	// schema_migrations is created outside the numbered files because it
 	// must exist before them.
 	if _, err := s.write.ExecContext(ctx, s.d.schemaMigrationsDDL()); err != nil {

@@ -46,6 +46,12 @@ type SnapshotInfo struct {
 	Migrations []string
 	// Pending counts the migrations this binary will apply to it.
 	Pending int
+	// QueueVersion is the last migration of River's queue tables it
+	// records (0: none).
+	QueueVersion int
+	// Schema is what its catalogue holds, to compare with the schema its
+	// migrations create.
+	Schema  Schema
 	Objects []SnapshotObject
 }
 
@@ -119,12 +125,31 @@ func VerifySnapshot(ctx context.Context, path string) (SnapshotInfo, error) {
 			rows.Close()
 			return info, fmt.Errorf("%w: the snapshot's migration %s differs from this monitor's", ErrMigrationChanged, name)
 		}
+		if i := len(info.Migrations); known[i].name != name {
+			rows.Close()
+			return info, fmt.Errorf("store: the snapshot has migration %s but not %s before it; it is not a database Monitor migrated", name, known[i].name)
+		}
 		info.Migrations = append(info.Migrations, name)
 	}
 	if err := rows.Close(); err != nil {
 		return info, err
 	}
+	if len(info.Migrations) == 0 {
+		return info, errors.New("store: the snapshot's database records no migrations; it is not a Monitor database")
+	}
 	info.Pending = len(known) - len(info.Migrations)
+	var river int
+	if err := db.QueryRowContext(ctx, sqliteDialect{}.tableExistsQuery(), "river_migration").Scan(&river); err != nil {
+		return info, fmt.Errorf("store: read snapshot database: %w", err)
+	}
+	if river > 0 {
+		if err := db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM river_migration`).Scan(&info.QueueVersion); err != nil {
+			return info, fmt.Errorf("store: read the snapshot's queue migrations: %w", err)
+		}
+	}
+	if info.Schema, err = schemaGetSQLite(ctx, db); err != nil {
+		return info, err
+	}
 	orows, err := db.QueryContext(ctx, `SELECT key, state FROM objects ORDER BY key`)
 	if err != nil {
 		return info, fmt.Errorf("store: read snapshot objects: %w", err)

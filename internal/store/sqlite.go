@@ -151,6 +151,9 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, err
 	if err := checkSQLiteFile(abs); err != nil {
 		return nil, err
 	}
+	if err := secureSQLiteFiles(abs, log); err != nil {
+		return nil, err
+	}
 
 	write, err := sql.Open("sqlite", sqliteDSN(abs, false))
 	if err != nil {
@@ -198,6 +201,38 @@ func sqliteDSN(path string, readOnly bool) string {
 	}
 	q.Set("_time_format", "sqlite")
 	return "file:" + path + "?" + q.Encode()
+}
+
+// dbFilePerm is the mode of the database file. It holds token digests,
+// sessions and encrypted credentials, so only Monitor's own user reads it;
+// SQLite gives its -wal and -shm files the database file's mode.
+const dbFilePerm = 0o600
+
+// secureSQLiteFiles creates a missing database file as dbFilePerm, before
+// SQLite would create it readable by everyone, and takes group and other
+// access away from an existing one and its -wal and -shm files (databases
+// made before this was done are created 0644).
+func secureSQLiteFiles(path string, log *slog.Logger) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, dbFilePerm)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("store: create database file %s: %w; check the permissions of its directory", path, err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		p := path + suffix
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, st.Mode().Perm()&^0o077); err != nil {
+			log.Warn("the database file is readable by other users and could not be restricted", slog.String("file", p), slog.Any("err", err))
+			continue
+		}
+		log.Info("restricted the database file to its owner", slog.String("file", p), slog.String("was", st.Mode().Perm().String()))
+	}
+	return nil
 }
 
 // checkSQLiteFile refuses, before SQLite touches it, a file that exists and

@@ -166,7 +166,7 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 		}
 		return res, nil
 	}
-	if err := os.Chmod(staging, 0o755); err != nil {
+	if err := os.Chmod(staging, dirPerm); err != nil {
 		return res, fmt.Errorf("export: %w", err)
 	}
 	if err := os.Rename(staging, opts.Out); err != nil {
@@ -215,6 +215,13 @@ func refs(c *capsule.Collection) []mediaRef {
 	return out
 }
 
+// A capsule is for its owner and the people they choose: readable by the
+// group, not by everyone on the machine (it may hold private posts).
+const (
+	filePerm = 0o640
+	dirPerm  = 0o750
+)
+
 type writer struct {
 	root    string
 	written map[string]bool
@@ -224,10 +231,10 @@ type writer struct {
 
 func (w *writer) write(name string, data []byte) error {
 	p := filepath.Join(w.root, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), dirPerm); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	if err := os.WriteFile(p, data, filePerm); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	w.written[name] = true
@@ -243,10 +250,10 @@ func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, 
 	}
 	defer rc.Close()
 	p := filepath.Join(w.root, filepath.FromSlash(ref.file))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), dirPerm); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, filePerm)
 	if err != nil {
 		return err
 	}
@@ -313,6 +320,9 @@ func zipDir(dir, parent, base string, at time.Time) (string, error) {
 		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Chmod(tmp.Name(), filePerm); err != nil {
 		return fail(err)
 	}
 	return tmp.Name(), nil

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,6 +23,8 @@ import (
 	"time"
 
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/config"
+	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 )
 
@@ -36,6 +39,15 @@ const (
 	// RestoreDir is where a verified snapshot waits in the data directory.
 	RestoreDir = "restore"
 	readyName  = "READY"
+)
+
+// File modes. A snapshot is an export its owner keeps (group may read it,
+// for a backup user); what is staged in the data directory is the
+// instance's own data, read by Monitor's user alone.
+const (
+	exportPerm = 0o640
+	dataPerm   = 0o600
+	dirPerm    = 0o750
 )
 
 // Manifest describes a snapshot.
@@ -79,7 +91,7 @@ func Export(ctx context.Context, st *store.Store, objectsRoot, out, generator st
 		return res, err
 	}
 	zipTmp := filepath.Join(staging, "snapshot.zip")
-	f, err := os.Create(zipTmp)
+	f, err := os.OpenFile(zipTmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, exportPerm)
 	if err != nil {
 		return res, fmt.Errorf("snapshot: %w", err)
 	}
@@ -198,7 +210,7 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 	if out.Manifest.Format > Format {
 		return out, fmt.Errorf("snapshot: format %d is newer than this monitor understands (%d); use a newer monitor", out.Manifest.Format, Format)
 	}
-	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+	if err := os.MkdirAll(dataDir, dirPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
 	tmp, err := os.MkdirTemp(dataDir, ".restore-")
@@ -216,6 +228,9 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 	}
 	info, err := store.VerifySnapshot(ctx, filepath.Join(tmp, dbName))
 	if err != nil {
+		return out, fmt.Errorf("snapshot refused, nothing was replaced: %w", err)
+	}
+	if err := checkSchema(ctx, tmp, info); err != nil {
 		return out, fmt.Errorf("snapshot refused, nothing was replaced: %w", err)
 	}
 	out.Pending = info.Pending
@@ -238,10 +253,10 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 		}
 		out.Objects++
 	}
-	if err := os.MkdirAll(filepath.Join(tmp, objectsDir), 0o750); err != nil {
+	if err := os.MkdirAll(filepath.Join(tmp, objectsDir), dirPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, readyName), []byte(time.Now().UTC().Format("20060102T150405Z")+"\n"), 0o640); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, readyName), []byte(time.Now().UTC().Format("20060102T150405Z")+"\n"), dataPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
 	dst := filepath.Join(dataDir, RestoreDir)
@@ -255,6 +270,59 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 	return out, nil
 }
 
+// maxDifferences is how many schema differences a refusal names.
+const maxDifferences = 5
+
+// checkSchema refuses a snapshot whose database holds anything its
+// migrations do not create, or lacks anything they do: a trigger, a view,
+// an index, a table or a column added or dropped by hand. The known schema
+// is not a list kept here but a fresh database, in dir, migrated to the
+// snapshot's versions by this binary's own migrations, Monitor's and
+// River's.
+func checkSchema(ctx context.Context, dir string, info store.SnapshotInfo) error {
+	refDir, err := os.MkdirTemp(dir, ".schema-")
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	defer os.RemoveAll(refDir)
+	ref, err := store.Open(ctx, config.Database{Driver: "sqlite", Path: filepath.Join(refDir, dbName)}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer ref.Close()
+	last := info.Migrations[len(info.Migrations)-1]
+	if _, err := ref.MigrateThrough(ctx, last); err != nil {
+		return err
+	}
+	if info.QueueVersion > 0 {
+		if err := queue.MigrateTo(ctx, ref, info.QueueVersion); err != nil {
+			return fmt.Errorf("its job queue tables are at River version %d, which this monitor cannot recreate (%v); restore it with the monitor that made it", info.QueueVersion, err)
+		}
+	}
+	want, err := ref.SchemaGet(ctx)
+	if err != nil {
+		return err
+	}
+	diffs := store.SchemaCompare(info.Schema, want)
+	if len(diffs) == 0 {
+		return nil
+	}
+	version := "migration " + strings.SplitN(last, "_", 2)[0]
+	var msgs []string
+	for i, d := range diffs {
+		if i == maxDifferences {
+			msgs = append(msgs, fmt.Sprintf("and %d more difference(s)", len(diffs)-i))
+			break
+		}
+		v := version
+		if strings.HasPrefix(d.Object.Table, "river_") {
+			v = fmt.Sprintf("River's queue migration %d", info.QueueVersion)
+		}
+		msgs = append(msgs, d.Describe(v))
+	}
+	return fmt.Errorf("%s; a snapshot holds exactly the schema Monitor's migrations create, so this one was changed after export: restore one as monitor export snapshot wrote it", strings.Join(msgs, "; "))
+}
+
 func readJSON(f *zip.File, v any) error {
 	rc, err := f.Open()
 	if err != nil {
@@ -265,7 +333,7 @@ func readJSON(f *zip.File, v any) error {
 }
 
 func extract(f *zip.File, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), dirPerm); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	rc, err := f.Open()
@@ -273,7 +341,7 @@ func extract(f *zip.File, dst string) error {
 		return fmt.Errorf("snapshot: %s: %w", f.Name, err)
 	}
 	defer rc.Close()
-	w, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o640)
+	w, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, dataPerm)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
@@ -300,7 +368,7 @@ func ApplyStaged(dataDir, dbPath, objectsRoot string) (rollback string, err erro
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
 	rollback = filepath.Join(dataDir, "rollback-"+strings.TrimSpace(string(stamp)))
-	if err := os.MkdirAll(rollback, 0o750); err != nil {
+	if err := os.MkdirAll(rollback, dirPerm); err != nil {
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
 	move := func(from, to string) error {
@@ -327,7 +395,7 @@ func ApplyStaged(dataDir, dbPath, objectsRoot string) (rollback string, err erro
 		if err := move(objectsRoot, filepath.Join(rollback, objectsDir)); err != nil {
 			return "", err
 		}
-		if err := os.MkdirAll(filepath.Dir(objectsRoot), 0o750); err != nil {
+		if err := os.MkdirAll(filepath.Dir(objectsRoot), dirPerm); err != nil {
 			return "", fmt.Errorf("snapshot: %w", err)
 		}
 		if err := move(filepath.Join(restore, objectsDir), objectsRoot); err != nil {

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
+)
+
+// leakCorpus collects everything a person or another program could read
+// after Monitor ran: logs, command output, REST responses, and the files
+// it wrote (archives unpacked), each under a name for the failure message.
+type leakCorpus struct {
+	t     *testing.T
+	texts map[string][]byte
+}
+
+func (c *leakCorpus) add(name string, b []byte) {
+	c.texts[name] = append(c.texts[name], b...)
+}
+
+// addTree adds every file under root, unpacking zip files.
+func (c *leakCorpus) addTree(root string) {
+	c.t.Helper()
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		c.addFile(p)
+		n++
+		return nil
+	})
+	require.NoError(c.t, err)
+	require.NotZero(c.t, n, root)
+}
+
+func (c *leakCorpus) addFile(p string) {
+	c.t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(c.t, err)
+	c.add(p, b)
+	if !strings.HasSuffix(p, ".zip") {
+		return
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	require.NoError(c.t, err, p)
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		require.NoError(c.t, err)
+		inner, err := io.ReadAll(rc)
+		require.NoError(c.t, err)
+		require.NoError(c.t, rc.Close())
+		c.add(p+"!"+f.Name, inner)
+	}
+}
+
+// cli runs a command, keeping its error output (logs) and, unless it
+// prints a secret by design, its output.
+func (c *leakCorpus) cli(env map[string]string, printsSecret bool, args ...string) string {
+	c.t.Helper()
+	out, errOut, code := cli(c.t, env, args...)
+	require.Equal(c.t, 0, code, "%v: %s", args, errOut)
+	name := "monitor " + strings.Join(args, " ")
+	c.add(name+" (stderr)", []byte(errOut))
+	if !printsSecret {
+		c.add(name+" (stdout)", []byte(out))
+	}
+	return out
+}
+
+// requireNone fails for each secret found anywhere in the corpus.
+func (c *leakCorpus) requireNone(secrets map[string]string) {
+	c.t.Helper()
+	require.NotEmpty(c.t, c.texts)
+	for what, s := range secrets {
+		require.GreaterOrEqual(c.t, len(s), 12, "%s is long enough not to match by chance", what)
+		for name, b := range c.texts {
+			require.False(c.t, bytes.Contains(b, []byte(s)), "%s leaked into %s", what, name)
+		}
+	}
+}
+
+// rest calls the REST API, keeping the response in the corpus.
+func (c *leakCorpus) rest(base, token, method, path, body string) (int, string) {
+	c.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, base+path, r)
+	require.NoError(c.t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(c.t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(c.t, err)
+	c.add(method+" "+path, b)
+	return resp.StatusCode, string(b)
+}
+
+// captureThrough submits url over REST and waits until its capture ends.
+func (c *leakCorpus) captureThrough(base, token, url string) {
+	c.t.Helper()
+	code, body := c.rest(base, token, "POST", "/v1/captures", `{"url": "`+url+`"}`)
+	require.Equal(c.t, http.StatusAccepted, code, body)
+	id := jsonField(c.t, body, "capture_id")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		code, body := c.rest(base, token, "GET", "/v1/captures/"+id, "")
+		require.Equal(c.t, http.StatusOK, code, body)
+		if s := jsonField(c.t, body, "state"); s == "complete" {
+			return
+		} else if s == "failed" || s == "partial" {
+			c.t.Fatalf("capture of %s ended %s: %s", url, s, body)
+		}
+		require.True(c.t, time.Now().Before(deadline), "capture of %s did not finish", url)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop ends a monitor process and adds its logs.
+func (c *leakCorpus) stop(name string, p *process) {
+	c.t.Helper()
+	require.NoError(c.t, p.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		c.t.Fatalf("%s did not stop", name)
+	}
+	c.add(name+" logs", p.logs.Bytes())
+}
+
+func randomSecret(t *testing.T) string {
+	b := make([]byte, 24)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	return hex.EncodeToString(b)
+}
+
+// One run of both deployment modes with every kind of secret Monitor
+// holds: tokens (tenant and admin), the master key, a setting encrypted with
+// it, S3 keys and database passwords. After tenants, tokens, captures,
+// REST calls, a capsule and a snapshot, none of them is in the logs, the
+// command output, the REST responses, the data directory, the capsules or
+// the snapshot (archives unpacked), nor in any row of the PostgreSQL
+// database. Tokens are stored as their SHA-256 digest only.
+func TestSecretsLeakNowhere(t *testing.T) {
+	t.Parallel()
+	requirePostgres(t)
+	s3 := testkit.StartS3(t)
+	fx := testkit.NewFxTwitter(t)
+	bot := testkit.NewBotAPI(t)
+	c := &leakCorpus{t: t, texts: map[string][]byte{}}
+	masterKey := randomSecret(t)
+	// Not the fake's own token: the bot started with it is refused, so
+	// serve logs that failure too.
+	botToken := "7000001:AA" + randomSecret(t)[:34]
+	secrets := map[string]string{
+		"the master key":               masterKey,
+		"the S3 secret key":            s3.SecretAccessKey,
+		"the bot token in a setting":   botToken,
+		"the bot token's secret part":  botToken[len("7000001:"):],
+		"a token no one was given":     "mon_" + randomSecret(t),
+		"the monitor_app password":     storetest.AppPassword,
+		"the database owner password":  randomSecret(t),
+		"the S3 access key (a secret)": s3.AccessKeyID,
+	}
+	token := func(name, tok string) string {
+		tok = strings.TrimSpace(tok)
+		require.True(t, strings.HasPrefix(tok, "mon_"), tok)
+		secrets[name] = tok
+		secrets[name+" without its prefix"] = tok[len("mon_"):]
+		return tok
+	}
+	posts := []string{
+		"https://x.com/archivist_demo/status/2078399740166950912",
+		"https://x.com/archivist_demo/status/2079906847374594048",
+	}
+	common := map[string]string{
+		"MONITOR_FXTWITTER_URL":        fx.URL(),
+		"MONITOR_TELEGRAM_API_URL":     bot.URL(),
+		"MONITOR_MASTER_KEY":           masterKey,
+		"MONITOR_S3_ACCESS_KEY_ID":     s3.AccessKeyID,
+		"MONITOR_S3_SECRET_ACCESS_KEY": s3.SecretAccessKey,
+		"MONITOR_LOG_LEVEL":            "debug",
+	}
+	envWith := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range common {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	work := t.TempDir()
+
+	// Embedded: SQLite and media files, with a snapshot.
+	dataDir := t.TempDir()
+	emb := envWith(map[string]string{"MONITOR_DATA_DIR": dataDir})
+	c.cli(emb, false, "admin", "tenant", "create", "alice")
+	c.cli(emb, false, "admin", "tenant", "create", "bob")
+	alice := token("alice's token", c.cli(emb, true, "admin", "token", "create", "--tenant", "alice"))
+	admin := token("the admin token", c.cli(emb, true, "admin", "token", "create", "--tenant", "bob", "--admin"))
+	c.cli(emb, false, "admin", "config", "set", "telegram_token", botToken)
+	c.cli(emb, false, "capture", posts[0], "--tenant", "alice", "--wait")
+	c.cli(emb, false, "serve", "--print-config")
+	srv := startProcess(t, emb, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
+	base := srv.addr
+	c.captureThrough(base, alice, posts[1])
+	code, body := c.rest(base, alice, "GET", "/v1/collections", "")
+	require.Equal(t, http.StatusOK, code, body)
+	code, body = c.rest(base, admin, "GET", "/v1/admin/config", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Contains(t, body, "telegram_token")
+	code, _ = c.rest(base, secrets["a token no one was given"], "GET", "/v1/collections", "")
+	require.Equal(t, http.StatusUnauthorized, code)
+	c.stop("embedded serve", srv)
+	c.cli(emb, false, "export", "capsule", "--tenant", "alice", "--include-private", "-o", filepath.Join(work, "capsule"))
+	c.cli(emb, false, "export", "capsule", "--tenant", "alice", "--include-private", "--zip", "-o", filepath.Join(work, "capsule.zip"))
+	c.cli(emb, false, "export", "snapshot", "-o", filepath.Join(work, "snapshot.zip"))
+	c.cli(emb, false, "admin", "audit")
+
+	// Scale: PostgreSQL with passwords in its URLs, media on S3.
+	ownerURL, appURL := storetest.NewPostgresDatabase(t)
+	ownerURL = withUser(t, ownerURL, "postgres", secrets["the database owner password"])
+	require.Contains(t, appURL, storetest.AppPassword)
+	// pgx reads a password from the user info and from ?password= alike.
+	sep := "?"
+	if strings.Contains(appURL, "?") {
+		sep = "&"
+	}
+	appURL += sep + "password=" + storetest.AppPassword
+	bucket := testkit.BucketName(t.Name())
+	scaleDir := t.TempDir()
+	scale := envWith(map[string]string{
+		"MONITOR_DATA_DIR":     scaleDir,
+		"MONITOR_DATABASE_URL": appURL,
+		"MONITOR_BLOB_URL":     "s3://" + bucket + "?endpoint=" + s3.Endpoint,
+	})
+	c.cli(envWith(map[string]string{"MONITOR_DATA_DIR": scaleDir, "MONITOR_DATABASE_URL": ownerURL, "MONITOR_APP_PASSWORD": storetest.AppPassword}),
+		false, "migrate")
+	c.cli(scale, false, "storage-init")
+	c.cli(scale, false, "serve", "--print-config")
+	c.cli(scale, false, "admin", "tenant", "create", "carol")
+	carol := token("carol's token", c.cli(scale, true, "admin", "token", "create", "--tenant", "carol"))
+	c.cli(scale, false, "admin", "config", "set", "telegram_token", botToken)
+	srv = startProcess(t, scale, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
+	base = srv.addr
+	for _, u := range posts {
+		c.captureThrough(base, carol, u)
+	}
+	code, _ = c.rest(base, secrets["a token no one was given"], "GET", "/v1/usage", "")
+	require.Equal(t, http.StatusUnauthorized, code)
+	c.stop("scale serve", srv)
+	c.cli(scale, false, "export", "capsule", "--tenant", "carol", "--include-private", "--zip", "-o", filepath.Join(work, "scale-capsule.zip"))
+
+	c.addTree(dataDir)
+	c.addTree(work)
+	if _, err := os.Stat(scaleDir); err == nil {
+		_ = filepath.WalkDir(scaleDir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				c.addFile(p)
+			}
+			return err
+		})
+	}
+	c.add("PostgreSQL rows", postgresRows(t, withUser(t, ownerURL, "postgres", "")))
+	for _, name := range []string{filepath.Join(work, "capsule.zip"), filepath.Join(work, "snapshot.zip"), filepath.Join(work, "scale-capsule.zip")} {
+		require.Contains(t, c.texts, name, "the archive was read")
+	}
+	c.requireNone(secrets)
+}
+
+// postgresRows is every row of every table in the database's public
+// schema, as text.
+func postgresRows(t *testing.T, url string) []byte {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	require.NoError(t, err)
+	defer db.Close()
+	rows, err := db.Query(`SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`)
+	require.NoError(t, err)
+	var tables []string
+	for rows.Next() {
+		var name string
+		require.NoError(t, rows.Scan(&name))
+		tables = append(tables, name)
+	}
+	require.NoError(t, rows.Err())
+	rows.Close()
+	require.NotEmpty(t, tables)
+	var out bytes.Buffer
+	for _, table := range tables {
+		rows, err := db.Query(`SELECT t::text FROM ` + table + ` t`)
+		require.NoError(t, err, table)
+		for rows.Next() {
+			var s string
+			require.NoError(t, rows.Scan(&s))
+			out.WriteString(table + ": " + s + "\n")
+		}
+		require.NoError(t, rows.Err())
+		rows.Close()
+	}
+	return out.Bytes()
+}
+
+// jsonField is a string field of a JSON object.
+func jsonField(t *testing.T, body, key string) string {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &m), body)
+	s, _ := m[key].(string)
+	return s
+}
