@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/monitorhq/monitor/internal/capsule/snapshot"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
 )
@@ -29,16 +28,8 @@ embedded default; PostgreSQL and S3 have their own backup tools.`,
 			if err != nil {
 				return err
 			}
-			if !runtime.Embedded(cfg) || cfg.Blob.Kind != "file" {
-				return errors.New("snapshots are for the embedded default (SQLite and media files); back up PostgreSQL with pg_dump and the bucket with the S3 server's tools")
-			}
-			st, err := runtime.OpenStore(cmd.Context(), cfg, d.logger(cfg))
-			if err != nil {
-				return err
-			}
-			defer st.Close()
 			v, _ := buildVersion()
-			res, err := snapshot.Export(cmd.Context(), st, cfg.Blob.Dir, out, "monitor "+v)
+			res, err := runtime.ExportSnapshot(cmd.Context(), cfg, d.logger(cfg), out, "monitor "+v)
 			if err != nil {
 				return err
 			}

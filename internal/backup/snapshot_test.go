@@ -1,4 +1,4 @@
-package snapshot_test
+package backup_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/monitorhq/monitor/internal/capsule/snapshot"
+	"github.com/monitorhq/monitor/internal/backup"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
@@ -21,7 +21,7 @@ import (
 func olderSnapshot(t *testing.T, extra string) (zipPath, version string) {
 	t.Helper()
 	ctx := context.Background()
-	files, err := filepath.Glob(filepath.Join("..", "..", "store", "migrations", "sqlite", "*.sql"))
+	files, err := filepath.Glob(filepath.Join("..", "store", "migrations", "sqlite", "*.sql"))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(files), 2)
 	older := filepath.Base(files[len(files)-2])
@@ -38,7 +38,7 @@ func olderSnapshot(t *testing.T, extra string) (zipPath, version string) {
 	}
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "objects"), 0o750))
 	zipPath = filepath.Join(t.TempDir(), "old.zip")
-	_, err = snapshot.Export(ctx, st, filepath.Join(dir, "objects"), zipPath, "monitor test")
+	_, err = backup.Export(ctx, st, filepath.Join(dir, "objects"), zipPath, "monitor test")
 	require.NoError(t, err)
 	return zipPath, older[:4]
 }
@@ -51,11 +51,11 @@ func TestStageComparesWithTheSnapshotsOwnVersion(t *testing.T) {
 	ctx := context.Background()
 	clean, _ := olderSnapshot(t, "")
 	dataDir := t.TempDir()
-	staged, err := snapshot.Stage(ctx, clean, dataDir)
+	staged, err := backup.Stage(ctx, clean, dataDir)
 	require.NoError(t, err)
 	require.Equal(t, 1, staged.Pending, "the next start applies the newest migration")
-	require.FileExists(t, filepath.Join(dataDir, snapshot.RestoreDir, "monitor.db"))
-	entries, err := os.ReadDir(filepath.Join(dataDir, snapshot.RestoreDir))
+	require.FileExists(t, filepath.Join(dataDir, backup.RestoreDir, "monitor.db"))
+	entries, err := os.ReadDir(filepath.Join(dataDir, backup.RestoreDir))
 	require.NoError(t, err)
 	for _, e := range entries {
 		require.NotContains(t, e.Name(), "schema", "the reference database is not left behind")
@@ -63,7 +63,7 @@ func TestStageComparesWithTheSnapshotsOwnVersion(t *testing.T) {
 
 	bad, version := olderSnapshot(t, `CREATE TRIGGER mint_admin AFTER INSERT ON tokens BEGIN UPDATE tokens SET admin = 1 WHERE id = NEW.id; END`)
 	dataDir = t.TempDir()
-	_, err = snapshot.Stage(ctx, bad, dataDir)
+	_, err = backup.Stage(ctx, bad, dataDir)
 	require.ErrorContains(t, err, "snapshot refused, nothing was replaced: its database has trigger mint_admin on tokens, which migration "+version+" does not create")
-	require.NoDirExists(t, filepath.Join(dataDir, snapshot.RestoreDir))
+	require.NoDirExists(t, filepath.Join(dataDir, backup.RestoreDir))
 }

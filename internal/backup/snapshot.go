@@ -1,11 +1,14 @@
-// Package snapshot backs up and restores a whole instance on the embedded
-// default: a zip of a consistent SQLite copy (VACUUM INTO), the media
-// objects it records and a small manifest. Unlike a capsule it is not
-// meant to be read by people; it restores one instance exactly. A restore
-// is verified, staged in the data directory, and swapped in at the next
-// start, before the database is opened, keeping the old files as a
+// Package backup backs up and restores a whole instance on the embedded
+// default: a snapshot is a zip of a consistent SQLite copy (VACUUM INTO),
+// the media objects it records and a small manifest. Unlike a capsule it is
+// not meant to be read by people; it restores one instance exactly. A
+// restore is verified, staged in the data directory, and swapped in at the
+// next start, before the database is opened, keeping the old files as a
 // rollback copy.
-package snapshot
+//
+// It sits beside store and blob, below app: it knows the database file, the
+// media directory and the schema, and nothing of the business rules.
+package backup
 
 import (
 	"archive/zip"
