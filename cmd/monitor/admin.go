@@ -29,20 +29,25 @@ func newAdminCmd(d *deps) *cobra.Command {
 	return admin
 }
 
-// withApp opens the store the way serve does and runs fn with the business
-// layer.
+// withApp runs fn with the business layer over this instance's database,
+// opened the way serve opens it.
 func (d *deps) withApp(cmd *cobra.Command, fn func(a *app.App) error) error {
+	return d.withOffline(cmd, runtime.OfflineOptions{}, fn)
+}
+
+// withOffline asks runtime for the business layer that opts describe and
+// runs fn with it.
+func (d *deps) withOffline(cmd *cobra.Command, opts runtime.OfflineOptions, fn func(a *app.App) error) error {
 	cfg, err := d.loadConfig(cmd)
 	if err != nil {
 		return err
 	}
-	log := d.logger(cfg)
-	st, err := runtime.OpenStore(cmd.Context(), cfg, log)
+	o, err := runtime.OpenOffline(cmd.Context(), cfg, d.logger(cfg), opts)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	return fn(app.New(app.Deps{Store: st, Log: log}))
+	defer o.Close()
+	return fn(o.App())
 }
 
 func newTenantCreateCmd(d *deps) *cobra.Command {

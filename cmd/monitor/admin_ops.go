@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/runtime"
 )
 
 // newAdminOpsCmds are the admin commands for settings, events and the
@@ -26,28 +25,13 @@ stored encrypted with MONITOR_MASTER_KEY and never shown.`,
 	return []*cobra.Command{config, newEventsCmd(d), newErrorsCmd(d)}
 }
 
-// withOpsApp is withApp with the master key, which secret settings need.
-func (d *deps) withOpsApp(cmd *cobra.Command, fn func(a *app.App) error) error {
-	cfg, err := d.loadConfig(cmd)
-	if err != nil {
-		return err
-	}
-	log := d.logger(cfg)
-	st, err := runtime.OpenStore(cmd.Context(), cfg, log)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return fn(app.New(app.Deps{Store: st, Log: log, MasterKey: cfg.MasterKey}))
-}
-
 func newConfigListCmd(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List every setting with its value and default",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return d.withOpsApp(cmd, func(a *app.App) error {
+			return d.withApp(cmd, func(a *app.App) error {
 				views, err := a.SettingsList(cmd.Context())
 				if err != nil {
 					return err
@@ -69,7 +53,7 @@ func newConfigGetCmd(d *deps) *cobra.Command {
 		Example: "  monitor admin config get timezone",
 		Args:    exactArgs(1, "KEY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return d.withOpsApp(cmd, func(a *app.App) error {
+			return d.withApp(cmd, func(a *app.App) error {
 				v, err := a.Setting(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -93,7 +77,7 @@ Secret settings (telegram_token) need MONITOR_MASTER_KEY and print <redacted>.`,
   monitor admin config set timezone default`,
 		Args: exactArgs(2, "KEY and VALUE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return d.withOpsApp(cmd, func(a *app.App) error {
+			return d.withApp(cmd, func(a *app.App) error {
 				v, err := a.SetSetting(cmd.Context(), app.ActorCLI, args[0], args[1])
 				if err != nil {
 					return err
@@ -117,7 +101,7 @@ func newEventsCmd(d *deps) *cobra.Command {
 			if all {
 				status = "all"
 			}
-			return d.withOpsApp(cmd, func(a *app.App) error {
+			return d.withApp(cmd, func(a *app.App) error {
 				events, err := a.Events(cmd.Context(), status, limit)
 				if err != nil {
 					return err
@@ -139,7 +123,7 @@ func newEventsCmd(d *deps) *cobra.Command {
 		Example: "  monitor admin events resolve queue.backlog",
 		Args:    exactArgs(1, "KEY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return d.withOpsApp(cmd, func(a *app.App) error {
+			return d.withApp(cmd, func(a *app.App) error {
 				e, err := a.ResolveEvent(cmd.Context(), app.ActorCLI, args[0])
 				if err != nil {
 					return err
@@ -162,7 +146,7 @@ func newErrorsCmd(d *deps) *cobra.Command {
   monitor admin errors --source download --limit 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return d.withOpsApp(cmd, func(a *app.App) error {
+			return d.withApp(cmd, func(a *app.App) error {
 				logs, err := a.ErrorLogs(cmd.Context(), source, limit)
 				if err != nil {
 					return err

@@ -313,25 +313,10 @@ func (d *deps) openChecked(cmd *cobra.Command, p string) (*capsule.Source, *chec
 	return src, res, nil
 }
 
-// withArchive opens the store and the media store the way serve does and
-// runs fn with a business layer that can read and write both.
+// withArchive runs fn with a business layer that can read and write both
+// the database and the media store, opened the way serve opens them.
 func (d *deps) withArchive(cmd *cobra.Command, fn func(a *app.App) error) error {
-	cfg, err := d.loadConfig(cmd)
-	if err != nil {
-		return err
-	}
-	log := d.logger(cfg)
-	ctx := cmd.Context()
-	st, err := runtime.OpenStore(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	bs, err := runtime.OpenBlob(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	return fn(app.New(app.Deps{Store: st, Blob: bs, Log: log}))
+	return d.withOffline(cmd, runtime.OfflineOptions{Media: true}, fn)
 }
 
 // bar is a progress bar on stderr when it is a terminal, and nothing

@@ -187,9 +187,13 @@ func (a *App) Tokens(ctx context.Context, tenantName string) ([]TokenView, error
 	}
 	out := make([]TokenView, 0, len(toks))
 	for _, tk := range toks {
-		out = append(out, TokenView{ID: tk.ID, Name: tk.Name, Admin: tk.Admin, CreatedAt: tk.CreatedAt, RevokedAt: tk.RevokedAt})
+		out = append(out, tokenView(tk))
 	}
 	return out, nil
+}
+
+func tokenView(t store.Token) TokenView {
+	return TokenView{ID: t.ID, Name: t.Name, Admin: t.Admin, CreatedAt: t.CreatedAt, RevokedAt: t.RevokedAt}
 }
 
 // RevokeToken revokes one of a tenant's tokens at once.

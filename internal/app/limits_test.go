@@ -197,9 +197,9 @@ func TestSelfServiceTenantsGetTheDefaults(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, store.TenantEnabled, tn.Status, "approval_mode open")
 		require.Equal(t, store.TenantPersonal, tn.Kind)
-		require.Equal(t, 10, tn.SubmitIntervalSeconds, "seed 003: 10 s")
-		require.Equal(t, 50, tn.DailyLimit, "50 a day")
-		require.Equal(t, 2, tn.ConcurrentLimit, "2 at once")
+		require.Equal(t, 10, tn.Limits.IntervalSeconds, "seed 003: 10 s")
+		require.Equal(t, 50, tn.Limits.Daily, "50 a day")
+		require.Equal(t, 2, tn.Limits.Concurrent, "2 at once")
 		require.Nil(t, tn.QuotaBytes)
 
 		_, err = a.SetSetting(ctx, "ops", "approval_mode", "approval")
@@ -213,7 +213,7 @@ func TestSelfServiceTenantsGetTheDefaults(t *testing.T) {
 
 		managed, err := a.CreateTenant(ctx, "ops", "team", nil)
 		require.NoError(t, err)
-		require.Zero(t, managed.DailyLimit, "tenants an admin creates start without limits")
+		require.Zero(t, managed.Limits.Daily, "tenants an admin creates start without limits")
 		require.Equal(t, store.TenantEnabled, managed.Status)
 	})
 }

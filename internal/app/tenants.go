@@ -34,12 +34,12 @@ const maxNameLen = 64
 
 // CreateTenant creates a managed tenant, enabled at once, with an optional
 // storage quota (nil: unlimited).
-func (a *App) CreateTenant(ctx context.Context, actor, name string, quotaBytes *int64) (store.Tenant, error) {
+func (a *App) CreateTenant(ctx context.Context, actor, name string, quotaBytes *int64) (TenantView, error) {
 	if err := checkName("tenant name", name); err != nil {
-		return store.Tenant{}, err
+		return TenantView{}, err
 	}
 	if quotaBytes != nil && *quotaBytes < 0 {
-		return store.Tenant{}, errorf(ErrInvalid, "quota must be zero or more bytes")
+		return TenantView{}, errorf(ErrInvalid, "quota must be zero or more bytes")
 	}
 	// The new tenant's own rights are what may create its row.
 	id := uuid.Must(uuid.NewV7())
@@ -60,9 +60,12 @@ func (a *App) CreateTenant(ctx context.Context, actor, name string, quotaBytes *
 		return audit(ctx, tx, actor, "tenant.create", "tenant:"+name, nil, tenantView(t))
 	})
 	if errors.Is(err, store.ErrConflict) {
-		return store.Tenant{}, errorf(err, "tenant %q already exists; choose another name", name)
+		return TenantView{}, errorf(err, "tenant %q already exists; choose another name", name)
 	}
-	return t, err
+	if err != nil {
+		return TenantView{}, err
+	}
+	return tenantView(t), nil
 }
 
 // tenantByName finds a tenant, saying how to create one when it is missing.
@@ -89,20 +92,24 @@ func checkName(what, name string) error {
 
 // TenantByName finds a tenant by name, saying how to create one when it is
 // missing.
-func (a *App) TenantByName(ctx context.Context, name string) (store.Tenant, error) {
-	return a.tenantByName(ctx, name)
+func (a *App) TenantByName(ctx context.Context, name string) (TenantView, error) {
+	t, err := a.tenantByName(ctx, name)
+	if err != nil {
+		return TenantView{}, err
+	}
+	return tenantView(t), nil
 }
 
 // CreateSelfServiceTenant creates the personal tenant of someone who signs
 // up through a channel: enabled or pending by the approval mode, with the
 // self-service limits and default quota of the runtime settings.
-func (a *App) CreateSelfServiceTenant(ctx context.Context, name string) (store.Tenant, error) {
+func (a *App) CreateSelfServiceTenant(ctx context.Context, name string) (TenantView, error) {
 	if err := checkName("tenant name", name); err != nil {
-		return store.Tenant{}, err
+		return TenantView{}, err
 	}
 	s, err := a.Settings(ctx)
 	if err != nil {
-		return store.Tenant{}, err
+		return TenantView{}, err
 	}
 	id := uuid.Must(uuid.NewV7())
 	ctx = store.WithTenant(ctx, id)
@@ -112,9 +119,12 @@ func (a *App) CreateSelfServiceTenant(ctx context.Context, name string) (store.T
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
-		return store.Tenant{}, errorf(err, "tenant %q already exists", name)
+		return TenantView{}, errorf(err, "tenant %q already exists", name)
 	}
-	return t, err
+	if err != nil {
+		return TenantView{}, err
+	}
+	return tenantView(t), nil
 }
 
 // insertSelfServiceTenant creates a self-service tenant inside a

@@ -31,13 +31,14 @@ func TestCreateTenantAndToken(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, strings.HasPrefix(token, "mon_"))
 		require.Len(t, token, 4+43)
-		require.Equal(t, tenant.ID, tok.TenantID)
+		require.Equal(t, "laptop", tok.Name)
 
 		// Only the digest is stored, and it finds the token again.
-		require.NotEqual(t, []byte(token), tok.Digest)
 		got, err := st.TokenGetByDigest(ctx, app.TokenDigest(token))
 		require.NoError(t, err)
 		require.Equal(t, tok.ID, got.ID)
+		require.Equal(t, tenant.ID, got.TenantID)
+		require.NotEqual(t, []byte(token), got.Digest)
 		require.False(t, bytes.Contains(got.Digest, []byte(token[4:])))
 
 		token2, _, err := a.CreateToken(ctx, "test", "alice", "", false)

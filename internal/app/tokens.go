@@ -26,35 +26,34 @@ func TokenDigest(token string) []byte {
 
 // CreateToken issues a REST API token for the named tenant and returns the
 // token itself; only its digest is stored, so it cannot be shown again.
-func (a *App) CreateToken(ctx context.Context, actor, tenantName, tokenName string, admin bool) (string, store.Token, error) {
+func (a *App) CreateToken(ctx context.Context, actor, tenantName, tokenName string, admin bool) (string, TokenView, error) {
 	if tokenName != "" {
 		if err := checkName("token name", tokenName); err != nil {
-			return "", store.Token{}, err
+			return "", TokenView{}, err
 		}
 	}
 	tenant, err := a.tenantByName(ctx, tenantName)
 	if err != nil {
-		return "", store.Token{}, err
+		return "", TokenView{}, err
 	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret) // crypto/rand.Read never fails
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
 	ctx = store.WithTenant(ctx, tenant.ID)
 
-	var t store.Token
+	var v TokenView
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		t, err = tx.TokenInsert(ctx, store.Token{TenantID: tenant.ID, Name: tokenName, Digest: TokenDigest(token), Admin: admin})
+		t, err := tx.TokenInsert(ctx, store.Token{TenantID: tenant.ID, Name: tokenName, Digest: TokenDigest(token), Admin: admin})
 		if err != nil {
 			return err
 		}
-		return audit(ctx, tx, actor, "token.create", "tenant:"+tenant.Name, nil,
-			TokenView{ID: t.ID, Name: t.Name, Admin: t.Admin, CreatedAt: t.CreatedAt})
+		v = tokenView(t)
+		return audit(ctx, tx, actor, "token.create", "tenant:"+tenant.Name, nil, v)
 	})
 	if err != nil {
-		return "", store.Token{}, err
+		return "", TokenView{}, err
 	}
-	return token, t, nil
+	return token, v, nil
 }
 
 // Principal is who a request acts for.

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/store"
 )
 
 // tenantAdmin is the operator API for tenants, tokens, usage and the audit
@@ -17,11 +16,11 @@ import (
 type tenantAdmin interface {
 	Tenants(ctx context.Context) ([]app.TenantView, error)
 	TenantShow(ctx context.Context, name string) (app.TenantView, error)
-	CreateTenant(ctx context.Context, actor, name string, quotaBytes *int64) (store.Tenant, error)
+	CreateTenant(ctx context.Context, actor, name string, quotaBytes *int64) (app.TenantView, error)
 	UpdateTenant(ctx context.Context, actor, name string, ch app.TenantChange) (app.TenantView, error)
 	ResetTenantDay(ctx context.Context, actor, name string) error
 	Tokens(ctx context.Context, tenantName string) ([]app.TokenView, error)
-	CreateToken(ctx context.Context, actor, tenantName, tokenName string, admin bool) (string, store.Token, error)
+	CreateToken(ctx context.Context, actor, tenantName, tokenName string, admin bool) (string, app.TokenView, error)
 	RevokeToken(ctx context.Context, actor, tenantName string, id uuid.UUID) error
 	UsageAll(ctx context.Context) ([]app.AdminUsage, error)
 	Audit(ctx context.Context, limit int) ([]app.AuditView, error)
