@@ -16,7 +16,7 @@ import (
 )
 
 // The t.me fixtures: HTML written from the documented structure of the
-// embed and t.me/s pages (shared/fixtures/tme/STRUCTURE.md). Media and
+// embed and t.me/s pages (testdata/tme/STRUCTURE.md). Media and
 // avatars point at Telegram's CDN hosts, which the fake rewrites to its own
 // /media/<host>/ paths.
 //
