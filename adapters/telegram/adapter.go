@@ -5,17 +5,17 @@
 // channels (t.me/c/...) need a Telegram account connection, which a later
 // MTProto provider brings.
 //
-// The package imports only api/adapter/v1, an HTML parser and the standard
-// library, so it can run inside `monitor serve` or alone as
+// The package imports only api/adapter/v1, adapters/kit, an HTML parser
+// and the standard library, so it can run inside `monitor serve` or alone as
 // `monitor adapter telegram`.
 package telegram
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -57,46 +57,32 @@ type Options struct {
 type Adapter struct {
 	adapterv1.UnimplementedAdapterServer
 
-	baseURL   string
-	client    *http.Client
-	userAgent string
-	maxBytes  int64
+	tme kit.Upstream
 }
 
 // New returns an Adapter with opts, filling zero fields with the defaults.
 func New(opts Options) *Adapter {
-	a := &Adapter{
-		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
-		client:    opts.HTTPClient,
-		userAgent: opts.UserAgent,
-		maxBytes:  opts.MaxResponseBytes,
+	a := &Adapter{tme: kit.Upstream{
+		Name:       "t.me",
+		BaseURL:    strings.TrimRight(opts.BaseURL, "/"),
+		Client:     opts.HTTPClient,
+		UserAgent:  opts.UserAgent,
+		Header:     http.Header{"Accept": {"text/html,application/xhtml+xml"}, "Accept-Language": {"en"}},
+		MaxBytes:   opts.MaxResponseBytes,
+		Body:       "t.me's page",
+		Unreadable: "could not read this post: ",
+	}}
+	if a.tme.BaseURL == "" {
+		a.tme.BaseURL = DefaultBaseURL
 	}
-	if a.baseURL == "" {
-		a.baseURL = DefaultBaseURL
+	if a.tme.Client == nil {
+		a.tme.Client = &http.Client{Timeout: DefaultTimeout, CheckRedirect: kit.SameHostRedirects(maxRedirects)}
 	}
-	if a.client == nil {
-		a.client = &http.Client{Timeout: DefaultTimeout, CheckRedirect: sameHostRedirects}
+	if a.tme.UserAgent == "" {
+		a.tme.UserAgent = DefaultUserAgent
 	}
-	if a.userAgent == "" {
-		a.userAgent = DefaultUserAgent
-	}
-	if a.maxBytes <= 0 {
-		a.maxBytes = DefaultMaxResponseBytes
+	if a.tme.MaxBytes <= 0 {
+		a.tme.MaxBytes = DefaultMaxResponseBytes
 	}
 	return a
-}
-
-// errForeignRedirect stops a redirect away from the web preview's host.
-var errForeignRedirect = errors.New("t.me redirected to another host")
-
-// sameHostRedirects follows at most maxRedirects redirects, all on the
-// host of the first request.
-func sameHostRedirects(req *http.Request, via []*http.Request) error {
-	if len(via) >= maxRedirects {
-		return http.ErrUseLastResponse
-	}
-	if req.URL.Host != via[0].URL.Host {
-		return errForeignRedirect
-	}
-	return nil
 }

@@ -2,8 +2,9 @@
 // profile URLs into targets and fetches posts through the public FxTwitter
 // v2 API, answering core over the adapter.v1 gRPC protocol.
 //
-// The package imports only api/adapter/v1 and the standard library, so it
-// can run inside `monitor serve` or alone as `monitor adapter x`.
+// The package imports only api/adapter/v1, adapters/kit and the standard
+// library, so it can run inside `monitor serve` or alone as
+// `monitor adapter x`.
 package x
 
 import (
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -51,31 +53,31 @@ type Options struct {
 type Adapter struct {
 	adapterv1.UnimplementedAdapterServer
 
-	baseURL   string
-	client    *http.Client
-	userAgent string
-	maxBytes  int64
+	fx kit.Upstream
 }
 
 // New returns an Adapter with opts, filling zero fields with the defaults.
 func New(opts Options) *Adapter {
-	a := &Adapter{
-		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
-		client:    opts.HTTPClient,
-		userAgent: opts.UserAgent,
-		maxBytes:  opts.MaxResponseBytes,
+	a := &Adapter{fx: kit.Upstream{
+		Name:      "FxTwitter",
+		BaseURL:   strings.TrimRight(opts.BaseURL, "/"),
+		Client:    opts.HTTPClient,
+		UserAgent: opts.UserAgent,
+		Header:    http.Header{"Accept": {"application/json"}},
+		MaxBytes:  opts.MaxResponseBytes,
+		Body:      "FxTwitter's answer",
+	}}
+	if a.fx.BaseURL == "" {
+		a.fx.BaseURL = DefaultBaseURL
 	}
-	if a.baseURL == "" {
-		a.baseURL = DefaultBaseURL
+	if a.fx.Client == nil {
+		a.fx.Client = &http.Client{Timeout: DefaultTimeout}
 	}
-	if a.client == nil {
-		a.client = &http.Client{Timeout: DefaultTimeout}
+	if a.fx.UserAgent == "" {
+		a.fx.UserAgent = DefaultUserAgent
 	}
-	if a.userAgent == "" {
-		a.userAgent = DefaultUserAgent
-	}
-	if a.maxBytes <= 0 {
-		a.maxBytes = DefaultMaxResponseBytes
+	if a.fx.MaxBytes <= 0 {
+		a.fx.MaxBytes = DefaultMaxResponseBytes
 	}
 	return a
 }
