@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/monitorhq/monitor/adapters/kit/kittest"
 	"github.com/monitorhq/monitor/adapters/telegram"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
@@ -294,7 +295,7 @@ func TestFetchFixtures(t *testing.T) {
 		t.Run(w.fixture, func(t *testing.T) {
 			resp := h.fetchMessage(t, ch, id)
 			require.Nil(t, resp.GetError())
-			h.checkGraph(t, resp)
+			kittest.CheckGraph(t, h.schemas, resp)
 			require.Nil(t, resp.GetCanonicalTarget(), "the target is the post's own identity")
 
 			require.Equal(t, adapterv1.Visibility_VISIBILITY_PUBLIC, resp.GetVisibility())
@@ -392,7 +393,7 @@ func TestFetchAlbumFromAnyMember(t *testing.T) {
 	for _, id := range []int{101, 102, 103, 104} {
 		resp := h.fetchMessage(t, ch, id)
 		require.Nil(t, resp.GetError(), id)
-		h.checkGraph(t, resp)
+		kittest.CheckGraph(t, h.schemas, resp)
 		require.Equal(t, albumMedia(h), viewMedia(t, resp.GetMedia()[:4]), id)
 		require.Equal(t, "message:tidewatch_demo/101", resp.GetGraph().GetRootKey(), id)
 		require.JSONEq(t, albumData, entityData(t, resp, "message:tidewatch_demo/101"), id)
@@ -421,7 +422,7 @@ func TestFetchAlbumEmbedOfLaterMember(t *testing.T) {
 	page := strings.Replace(string(h.fake.Raw("embed-album.html")), `data-post="tidewatch_demo/101"`, `data-post="tidewatch_demo/103"`, 1)
 	h.fake.SetOverride("/tidewatch_demo/103", 200, "text/html; charset=utf-8", []byte(page))
 	resp := h.fetchMessage(t, ch, 103)
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	require.Equal(t, "message:tidewatch_demo/101", resp.GetGraph().GetRootKey())
 	require.Equal(t, "tidewatch_demo/101", resp.GetCanonicalTarget().GetExternalId())
 	require.Len(t, resp.GetSourceResponses(), 1)
@@ -436,7 +437,7 @@ func TestFetchAlbumNotOnChannelPage(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.SetOverride("/s/tidewatch_demo", 200, "text/html; charset=utf-8", h.fake.Raw("s-no-posts.html"))
 	resp := h.fetchMessage(t, ch, 103)
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	require.Equal(t, []mediaView{
 		{URL: h.fake.MediaURL(album103), Kind: image, Mime: "image/jpeg"},
 		{Kind: adapterv1.MediaKind_MEDIA_KIND_DOCUMENT, Alt: "album",
@@ -460,7 +461,7 @@ func TestFetchChannel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	resp := h.fetchChannel(t, ch)
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	avatar := h.fake.MediaURL(avatarCDN)
 	require.Equal(t, []mediaView{{URL: avatar, Kind: image, Mime: "image/jpeg", Purpose: "avatar"}}, viewMedia(t, resp.GetMedia()))
 	require.Equal(t, "channel:tidewatch_demo", resp.GetGraph().GetRootKey())
@@ -477,7 +478,7 @@ func TestFetchChannel(t *testing.T) {
 
 	// A channel without posts still has its header.
 	resp = h.fetchChannel(t, "quiet_harbour")
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	require.Equal(t, "channel:quiet_harbour", resp.GetGraph().GetRootKey())
 
 	// A user, a bot or a channel without a web preview: t.me redirects to
@@ -620,7 +621,7 @@ func TestFetchUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	addr := lis.Addr().String()
 	require.NoError(t, lis.Close())
-	client := serve(t, telegram.New(telegram.Options{BaseURL: "http://" + addr + "/"}))
+	client := kittest.Serve(t, telegram.New(telegram.Options{BaseURL: "http://" + addr + "/"}))
 	resp, err := client.Fetch(context.Background(), &adapterv1.FetchRequest{
 		ProviderId: "tme-public",
 		Target:     &adapterv1.Target{Platform: "telegram", EntityType: "telegram.message", ExternalId: "tidewatch_demo/1"},
@@ -641,7 +642,7 @@ func TestFetchForeignRedirect(t *testing.T) {
 	require.NoError(t, err)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	client := serve(t, telegram.New(telegram.Options{BaseURL: "http://" + lis.Addr().String()}))
+	client := kittest.Serve(t, telegram.New(telegram.Options{BaseURL: "http://" + lis.Addr().String()}))
 	resp, err := client.Fetch(context.Background(), &adapterv1.FetchRequest{
 		ProviderId: "tme-public",
 		Target:     &adapterv1.Target{Platform: "telegram", EntityType: "telegram.message", ExternalId: "tidewatch_demo/1"},

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/monitorhq/monitor/adapters/kit/kittest"
 	"github.com/monitorhq/monitor/adapters/x"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
@@ -221,7 +222,7 @@ func TestFetchFixtures(t *testing.T) {
 		t.Run(w.fixture, func(t *testing.T) {
 			resp := h.fetchPost(t, id)
 			require.Nil(t, resp.GetError())
-			h.checkGraph(t, resp)
+			kittest.CheckGraph(t, h.schemas, resp)
 
 			require.Equal(t, adapterv1.Visibility_VISIBILITY_PUBLIC, resp.GetVisibility())
 			d := resp.GetDisplay()
@@ -396,7 +397,7 @@ func TestFetchUpstreamErrors(t *testing.T) {
 		h := newHarness(t, nil)
 		h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(valid("")))
 		resp := h.fetchPost(t, free)
-		h.checkGraph(t, resp)
+		kittest.CheckGraph(t, h.schemas, resp)
 		require.Equal(t, "A：hi", resp.GetDisplay().GetSummary())
 		// No timestamp in the body: the time comes from the snowflake id.
 		require.Equal(t, time.UnixMilli(int64(1000000000000000009>>22)+1288834974657).UTC(),
@@ -445,7 +446,7 @@ func TestFetchUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	addr := lis.Addr().String()
 	require.NoError(t, lis.Close())
-	client := serve(t, x.New(x.Options{BaseURL: "http://" + addr}))
+	client := kittest.Serve(t, x.New(x.Options{BaseURL: "http://" + addr}))
 	resp, err := client.Fetch(context.Background(), &adapterv1.FetchRequest{
 		ProviderId: "fxtwitter",
 		Target:     &adapterv1.Target{Platform: "x", EntityType: "x.post", ExternalId: "1"},
