@@ -186,3 +186,55 @@ func RetryAfter(v string, now time.Time) uint32 {
 func clampRetry(n int64) uint32 {
 	return uint32(min(max(n, 1), MaxRetryAfter))
 }
+
+// Options configure an adapter's upstream; the zero value means the
+// adapter's Defaults.
+type Options struct {
+	// BaseURL is the upstream's base, e.g. https://api.fxtwitter.com,
+	// without a trailing slash (one is trimmed if present).
+	BaseURL string
+	// HTTPClient sends the upstream requests; nil means a client with the
+	// adapter's default timeout and redirect policy. A client without a
+	// timeout relies on the RPC's deadline alone.
+	HTTPClient *http.Client
+	// UserAgent is sent with every upstream request.
+	UserAgent string
+	// MaxResponseBytes is the largest upstream body the adapter accepts;
+	// larger bodies fail with ERROR_CODE_TOO_LARGE and are never truncated.
+	MaxResponseBytes int64
+}
+
+// Defaults are an adapter's values for the zero fields of Options.
+type Defaults struct {
+	// BaseURL is the public service.
+	BaseURL string
+	// UserAgent identifies Monitor to the service.
+	UserAgent string
+	// MaxResponseBytes bounds one answer.
+	MaxResponseBytes int64
+	// Timeout bounds one request of the default client.
+	Timeout time.Duration
+	// CheckRedirect is the default client's redirect policy (nil: Go's).
+	CheckRedirect func(*http.Request, []*http.Request) error
+}
+
+// Apply sets u's BaseURL, Client, UserAgent and MaxBytes from o, taking d
+// for the zero fields.
+func (o Options) Apply(u *Upstream, d Defaults) {
+	u.BaseURL = strings.TrimRight(o.BaseURL, "/")
+	if u.BaseURL == "" {
+		u.BaseURL = d.BaseURL
+	}
+	u.Client = o.HTTPClient
+	if u.Client == nil {
+		u.Client = &http.Client{Timeout: d.Timeout, CheckRedirect: d.CheckRedirect}
+	}
+	u.UserAgent = o.UserAgent
+	if u.UserAgent == "" {
+		u.UserAgent = d.UserAgent
+	}
+	u.MaxBytes = o.MaxResponseBytes
+	if u.MaxBytes <= 0 {
+		u.MaxBytes = d.MaxResponseBytes
+	}
+}

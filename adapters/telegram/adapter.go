@@ -12,7 +12,6 @@ package telegram
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/monitorhq/monitor/adapters/kit"
@@ -37,20 +36,9 @@ const (
 )
 
 // Options configure an Adapter. The zero value talks to the public t.me
-// with the defaults above.
-type Options struct {
-	// BaseURL is the web preview's base, e.g. https://t.me, without a
-	// trailing slash (one is trimmed if present).
-	BaseURL string
-	// HTTPClient sends the upstream requests; nil means a client with
-	// DefaultTimeout that follows redirects only within BaseURL's host.
-	HTTPClient *http.Client
-	// UserAgent is sent with every upstream request.
-	UserAgent string
-	// MaxResponseBytes is the largest upstream page the adapter accepts;
-	// larger pages fail with ERROR_CODE_TOO_LARGE and are never truncated.
-	MaxResponseBytes int64
-}
+// with the defaults above; the default client follows redirects only
+// within BaseURL's host.
+type Options = kit.Options
 
 // Adapter is the Telegram adapter's gRPC service. It holds no per-request
 // state, so one value serves concurrent calls.
@@ -64,25 +52,16 @@ type Adapter struct {
 func New(opts Options) *Adapter {
 	a := &Adapter{tme: kit.Upstream{
 		Name:       "t.me",
-		BaseURL:    strings.TrimRight(opts.BaseURL, "/"),
-		Client:     opts.HTTPClient,
-		UserAgent:  opts.UserAgent,
 		Header:     http.Header{"Accept": {"text/html,application/xhtml+xml"}, "Accept-Language": {"en"}},
-		MaxBytes:   opts.MaxResponseBytes,
 		Body:       "t.me's page",
 		Unreadable: "could not read this post: ",
 	}}
-	if a.tme.BaseURL == "" {
-		a.tme.BaseURL = DefaultBaseURL
-	}
-	if a.tme.Client == nil {
-		a.tme.Client = &http.Client{Timeout: DefaultTimeout, CheckRedirect: kit.SameHostRedirects(maxRedirects)}
-	}
-	if a.tme.UserAgent == "" {
-		a.tme.UserAgent = DefaultUserAgent
-	}
-	if a.tme.MaxBytes <= 0 {
-		a.tme.MaxBytes = DefaultMaxResponseBytes
-	}
+	opts.Apply(&a.tme, kit.Defaults{
+		BaseURL:          DefaultBaseURL,
+		UserAgent:        DefaultUserAgent,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+		Timeout:          DefaultTimeout,
+		CheckRedirect:    kit.SameHostRedirects(maxRedirects),
+	})
 	return a
 }

@@ -9,7 +9,6 @@ package x
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/monitorhq/monitor/adapters/kit"
@@ -33,20 +32,7 @@ const (
 
 // Options configure an Adapter. The zero value talks to the public
 // FxTwitter instance with the defaults above.
-type Options struct {
-	// BaseURL is the FxTwitter API base, e.g. https://api.fxtwitter.com,
-	// without a trailing slash (one is trimmed if present).
-	BaseURL string
-	// HTTPClient sends the upstream requests; nil means a client with
-	// DefaultTimeout. A client without a timeout relies on the RPC's
-	// deadline alone.
-	HTTPClient *http.Client
-	// UserAgent is sent with every upstream request.
-	UserAgent string
-	// MaxResponseBytes is the largest upstream body the adapter accepts;
-	// larger bodies fail with ERROR_CODE_TOO_LARGE and are never truncated.
-	MaxResponseBytes int64
-}
+type Options = kit.Options
 
 // Adapter is the X adapter's gRPC service. It holds no per-request state,
 // so one value serves concurrent calls.
@@ -59,25 +45,15 @@ type Adapter struct {
 // New returns an Adapter with opts, filling zero fields with the defaults.
 func New(opts Options) *Adapter {
 	a := &Adapter{fx: kit.Upstream{
-		Name:      "FxTwitter",
-		BaseURL:   strings.TrimRight(opts.BaseURL, "/"),
-		Client:    opts.HTTPClient,
-		UserAgent: opts.UserAgent,
-		Header:    http.Header{"Accept": {"application/json"}},
-		MaxBytes:  opts.MaxResponseBytes,
-		Body:      "FxTwitter's answer",
+		Name:   "FxTwitter",
+		Header: http.Header{"Accept": {"application/json"}},
+		Body:   "FxTwitter's answer",
 	}}
-	if a.fx.BaseURL == "" {
-		a.fx.BaseURL = DefaultBaseURL
-	}
-	if a.fx.Client == nil {
-		a.fx.Client = &http.Client{Timeout: DefaultTimeout}
-	}
-	if a.fx.UserAgent == "" {
-		a.fx.UserAgent = DefaultUserAgent
-	}
-	if a.fx.MaxBytes <= 0 {
-		a.fx.MaxBytes = DefaultMaxResponseBytes
-	}
+	opts.Apply(&a.fx, kit.Defaults{
+		BaseURL:          DefaultBaseURL,
+		UserAgent:        DefaultUserAgent,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+		Timeout:          DefaultTimeout,
+	})
 	return a
 }

@@ -122,3 +122,25 @@ func Describe(t testing.TB, client adapterv1.AdapterClient) *adapterv1.DescribeR
 	require.NoError(t, err)
 	return d
 }
+
+// ViewRelations lists rs as "from -name-> to", in order.
+func ViewRelations(rs []*adapterv1.Relation) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.GetFromKey()+" -"+r.GetName()+"-> "+r.GetToKey())
+	}
+	return out
+}
+
+// EntityData returns the data_json of the entity with key, failing the
+// test when the graph has none.
+func EntityData(t testing.TB, resp *adapterv1.FetchResponse, key string) string {
+	t.Helper()
+	for _, e := range resp.GetGraph().GetEntities() {
+		if e.GetKey() == key {
+			return e.GetDataJson()
+		}
+	}
+	t.Fatalf("no entity %s", key)
+	return ""
+}
