@@ -1,0 +1,340 @@
+// Package channelserver serves the internal channel protocol (package
+// channelapi describes it) on core's side: the routes, one table in
+// NewServer, decoding the requests, the business layer behind them
+// (package app) and the one mapping of its errors to the protocol's
+// answers (errors.go). Converting between the wire's types and app's is
+// in convert.go.
+package channelserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+// Service is what the channel API needs from core's business layer;
+// *app.App implements it. Methods named for a work item act for that
+// item's tenant and first check that owner holds its lease.
+//
+// Errors are the app package's (app.ErrInvalid, app.ErrLeaseLost, …,
+// *app.QuotaError, *app.LimitError, *adapterapi.Error); wireError maps them
+// to the answers of the protocol. Any other error is answered as
+// channelapi.CodeInternal (and logged), a cancelled request not at all.
+type Service interface {
+	ChannelHello(ctx context.Context, h app.ChannelInstance) (app.ChannelHelloReply, error)
+	// ChannelPollLease takes, renews or releases the channel's poll lease.
+	ChannelPollLease(ctx context.Context, req app.ChannelPollLeaseRequest) (app.ChannelPollLeaseReply, error)
+	// ChannelAcceptUpdates is an app.ErrLeaseLost unless req.Owner holds the
+	// poll lease.
+	ChannelAcceptUpdates(ctx context.Context, req app.ChannelUpdatesRequest) (app.ChannelUpdatesReply, error)
+	ChannelClaim(ctx context.Context, req app.ChannelClaimRequest) ([]app.ChannelWork, error)
+	ChannelRenew(ctx context.Context, id uuid.UUID, owner string) (time.Time, error)
+	ChannelProgress(ctx context.Context, id uuid.UUID, owner string, progress json.RawMessage) error
+	ChannelDone(ctx context.Context, id uuid.UUID, owner string) error
+	ChannelDefer(ctx context.Context, id uuid.UUID, owner string, afterSeconds int, reason string) error
+	ChannelFail(ctx context.Context, id uuid.UUID, owner, reason string) error
+	ChannelMessages(ctx context.Context, id uuid.UUID, owner string, chatID int64, messageIDs []int64) error
+	ChannelCapture(ctx context.Context, id uuid.UUID, req app.ChannelCaptureRequest) (app.SubmitResult, error)
+	ChannelList(ctx context.Context, id uuid.UUID, owner string, after *uuid.UUID, limit int) (app.ChannelPage, error)
+	ChannelGet(ctx context.Context, id uuid.UUID, owner, ref string) (app.CollectionView, error)
+	ChannelDelete(ctx context.Context, id uuid.UUID, owner, ref string) (uuid.UUID, error)
+	ChannelSave(ctx context.Context, id uuid.UUID, owner, ref string) (app.SaveReply, error)
+	ChannelUsage(ctx context.Context, id uuid.UUID, owner string) (app.ChannelUsageReply, error)
+	ChannelToken(ctx context.Context, id uuid.UUID, owner string) (app.ChannelToken, error)
+	ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (app.Delivery, error)
+	// ChannelMedia opens a media file of the item's delivery or of the
+	// tenant's saved collections; the caller closes it.
+	ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, app.MediaFile, error)
+	// ChannelCacheGet is an app.ErrNotFound when nothing is cached.
+	ChannelCacheGet(ctx context.Context, k app.ChannelCacheKey) (remoteID string, err error)
+	ChannelCachePut(ctx context.Context, k app.ChannelCacheKey, remoteID string) error
+	ChannelCacheDrop(ctx context.Context, k app.ChannelCacheKey, remoteID string) error
+}
+
+// Deps is what the channel API server runs on.
+type Deps struct {
+	Service Service
+	// Secret is MONITOR_CHANNEL_SECRET; an empty one lets nobody in.
+	Secret string
+	// Log receives server faults; nil discards them.
+	Log *slog.Logger
+}
+
+// maxRequestBody bounds a JSON request body.
+const maxRequestBody = 1 << 20
+
+// NewServer serves every route of the channel API, all behind the shared
+// secret.
+func NewServer(d Deps) http.Handler {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{svc: d.Service, log: d.Log}
+	sum := sha256.Sum256([]byte(d.Secret))
+	s.secret = sum[:]
+	s.open = d.Secret != ""
+
+	mux := http.NewServeMux()
+	post := func(path string, h http.HandlerFunc) { mux.HandleFunc("POST "+path, h) }
+
+	post(channelapi.PathHello, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.Hello) (channelapi.HelloReply, error) {
+		r, err := s.svc.ChannelHello(ctx, instanceOf(in))
+		return helloReply(r), err
+	}))
+	post(channelapi.PathPollLease, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.PollLeaseRequest) (channelapi.PollLeaseReply, error) {
+		r, err := s.svc.ChannelPollLease(ctx, pollLeaseRequest(in))
+		return pollLeaseReply(r), err
+	}))
+	post(channelapi.PathUpdates, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.UpdatesRequest) (channelapi.UpdatesReply, error) {
+		r, err := s.svc.ChannelAcceptUpdates(ctx, updatesRequest(in))
+		return updatesReply(r), err
+	}))
+	post(channelapi.PathClaim, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.ClaimRequest) (channelapi.ClaimReply, error) {
+		w, err := s.svc.ChannelClaim(ctx, claimRequest(in))
+		return channelapi.ClaimReply{Work: worksOf(w)}, err
+	}))
+	post(channelapi.PathRenew, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.LeaseReply, error) {
+		expires, err := s.svc.ChannelRenew(ctx, id, in.Owner)
+		return channelapi.LeaseReply{LeaseExpiresAt: expires}, err
+	}))
+	post(channelapi.PathProgress, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ProgressRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelProgress(ctx, id, in.Owner, in.Progress)
+	}))
+	post(channelapi.PathDone, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelDone(ctx, id, in.Owner)
+	}))
+	post(channelapi.PathDefer, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.DeferRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelDefer(ctx, id, in.Owner, in.AfterSeconds, in.Error)
+	}))
+	post(channelapi.PathFail, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.FailRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelFail(ctx, id, in.Owner, in.Error)
+	}))
+	post(channelapi.PathMessages, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.MessagesRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelMessages(ctx, id, in.Owner, in.ChatID, in.MessageIDs)
+	}))
+	post(channelapi.PathCapture, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.CaptureRequest) (channelapi.CaptureReply, error) {
+		r, err := s.svc.ChannelCapture(ctx, id, captureRequest(in))
+		return captureReply(r), err
+	}))
+	post(channelapi.PathList, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ListRequest) (channelapi.ListReply, error) {
+		p, err := s.svc.ChannelList(ctx, id, in.Owner, in.After, in.Limit)
+		return listReply(p), err
+	}))
+	post(channelapi.PathGet, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ItemRequest) (channelapi.Item, error) {
+		v, err := s.svc.ChannelGet(ctx, id, in.Owner, in.ID)
+		return itemOf(v), err
+	}))
+	post(channelapi.PathDelete, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ItemRequest) (channelapi.DeleteReply, error) {
+		deleted, err := s.svc.ChannelDelete(ctx, id, in.Owner, in.ID)
+		return channelapi.DeleteReply{ID: deleted}, err
+	}))
+	post(channelapi.PathSave, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ItemRequest) (channelapi.SaveReply, error) {
+		r, err := s.svc.ChannelSave(ctx, id, in.Owner, in.ID)
+		return saveReply(r), err
+	}))
+	post(channelapi.PathUsage, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.UsageReply, error) {
+		r, err := s.svc.ChannelUsage(ctx, id, in.Owner)
+		return usageReply(r), err
+	}))
+	post(channelapi.PathToken, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.TokenReply, error) {
+		r, err := s.svc.ChannelToken(ctx, id, in.Owner)
+		return tokenReply(r), err
+	}))
+	post(channelapi.PathDelivery, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.Delivery, error) {
+		d, err := s.svc.ChannelDelivery(ctx, id, in.Owner)
+		return deliveryOf(d), err
+	}))
+	mux.HandleFunc("GET "+channelapi.PathMedia, s.media)
+	post(channelapi.PathCacheGet, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheKey) (channelapi.CacheEntry, error) {
+		remote, err := s.svc.ChannelCacheGet(ctx, cacheKey(in))
+		return channelapi.CacheEntry{CacheKey: in, RemoteID: remote}, err
+	}))
+	post(channelapi.PathCachePut, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheEntry) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelCachePut(ctx, cacheKey(in.CacheKey), in.RemoteID)
+	}))
+	post(channelapi.PathCacheDrop, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheEntry) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelCacheDrop(ctx, cacheKey(in.CacheKey), in.RemoteID)
+	}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &channelapi.Error{Status: http.StatusNotFound, Code: channelapi.CodeNotFound, Message: "no channel API route " + r.Method + " " + r.URL.Path})
+	})
+	return s.authenticate(mux)
+}
+
+type server struct {
+	svc    Service
+	log    *slog.Logger
+	secret []byte // SHA-256 of the secret, so comparing takes the same time for any length
+	open   bool
+}
+
+// authenticate lets through only requests that carry the secret.
+func (s *server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(token))
+		if !s.open || !ok || subtle.ConstantTimeCompare(sum[:], s.secret) != 1 {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			writeError(w, &channelapi.Error{Status: http.StatusUnauthorized, Code: channelapi.CodeUnauthorized,
+				Message: "send the channel secret (MONITOR_CHANNEL_SECRET) as `Authorization: Bearer <secret>`"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// call decodes the body into In, calls fn and answers its result. The id is
+// uuid.Nil for routes that name no work item.
+func call[In, Out any](s *server, fn func(ctx context.Context, id uuid.UUID, in In) (Out, error)) http.HandlerFunc {
+	return serve(s, false, fn)
+}
+
+// workCall is call for the routes under /work/{id}.
+func workCall[In, Out any](s *server, fn func(ctx context.Context, id uuid.UUID, in In) (Out, error)) http.HandlerFunc {
+	return serve(s, true, fn)
+}
+
+func serve[In, Out any](s *server, work bool, fn func(ctx context.Context, id uuid.UUID, in In) (Out, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var id uuid.UUID
+		if work {
+			var err error
+			if id, err = workID(r); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+		var in In
+		if err := decode(w, r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		out, err := fn(r.Context(), id, in)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
+	}
+}
+
+// media streams a media file's bytes: GET /work/{id}/media/{sha256} with
+// the lease owner in a header.
+func (s *server) media(w http.ResponseWriter, r *http.Request) {
+	id, err := workID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sha := r.PathValue("sha256") // the service checks its form
+	owner := r.Header.Get(channelapi.HeaderLeaseOwner)
+	if owner == "" {
+		s.fail(w, r, invalid("send the lease owner in the %s header", channelapi.HeaderLeaseOwner))
+		return
+	}
+	rc, mf, err := s.svc.ChannelMedia(r.Context(), id, owner, sha)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer func() { _ = rc.Close() }()
+	mime := mf.Mime
+	if mime == "" {
+		mime = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", mime)
+	w.Header().Set("Content-Length", strconv.FormatInt(mf.Size, 10))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.CopyN(w, rc, mf.Size); err != nil && r.Context().Err() == nil {
+		// The status is sent; the short body makes the client see a failed
+		// download.
+		s.log.WarnContext(r.Context(), "channel media stream stopped", slog.String("sha256", sha), slog.Any("err", err))
+	}
+}
+
+// workID parses the {id} path value.
+func workID(r *http.Request) (uuid.UUID, error) {
+	raw := r.PathValue("id")
+	id, err := uuid.Parse(raw)
+	if err != nil || len(raw) != 36 {
+		return uuid.Nil, invalid("work id %q is not a UUID", raw)
+	}
+	return id, nil
+}
+
+func invalid(format string, args ...any) *channelapi.Error {
+	return &channelapi.Error{Status: http.StatusBadRequest, Code: channelapi.CodeInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// decode reads the body as exactly one JSON object into dst, refusing
+// unknown fields and bodies over maxRequestBody.
+func decode(w http.ResponseWriter, r *http.Request, dst any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err == nil {
+		if _, more := dec.Token(); !errors.Is(more, io.EOF) {
+			err = errors.New("more after the JSON object")
+		}
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooLarge):
+		return invalid("request body is larger than %d bytes", tooLarge.Limit)
+	case errors.Is(err, io.EOF):
+		return invalid("request body is empty; send a JSON object")
+	}
+	return invalid("request body: %v", err)
+}
+
+// fail answers an error as wireError maps it, a cancelled request not at
+// all, anything else as an internal error whose cause goes to the log.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := wireError(err)
+	switch {
+	case ok:
+		if e.Status >= http.StatusInternalServerError {
+			s.log.WarnContext(r.Context(), "channel API call failed", slog.String("path", r.URL.Path), slog.String("code", e.Code),
+				slog.String("err", e.Message))
+		}
+		writeError(w, e)
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The channel is gone.
+	default:
+		s.log.ErrorContext(r.Context(), "channel API call failed", slog.String("path", r.URL.Path), slog.Any("err", err))
+		writeError(w, &channelapi.Error{Status: http.StatusInternalServerError, Code: channelapi.CodeInternal, Message: "internal error; see core's log"})
+	}
+}
+
+func writeError(w http.ResponseWriter, e *channelapi.Error) {
+	if e.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
+	}
+	writeJSON(w, e.Status, e)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
