@@ -11,46 +11,43 @@ import (
 	"github.com/monitorhq/monitor/internal/channelapi"
 )
 
-// wireError maps an error of the business layer (or of decoding the
-// request) to its answer, as httpapi's problemFor does for the REST API.
+// wireError maps an error of the business layer to its answer, a
+// *channelapi.Error, as httpapi's problemFor does for the REST API.
 // Messages are the app's, written for the person who sent the update, so
-// the channel may show them as they are. ok is false for a cancelled
-// request and for errors it does not know: the caller answers those as an
-// internal error, or not at all when the channel is gone.
-func wireError(err error) (e *channelapi.Error, ok bool) {
+// the channel may show them as they are. Errors it does not know stay as
+// they are, and so do the server's own answers and a cancelled request:
+// fail answers the rest as an internal error, or not at all when the
+// channel is gone.
+func wireError(err error) error {
 	var (
+		wire  *channelapi.Error
 		quota *app.QuotaError
 		limit *app.LimitError
 		aerr  *adapterapi.Error
 	)
 	switch {
-	case errors.As(err, &e):
-		if e.Status == 0 {
-			e.Status = http.StatusInternalServerError
-		}
-		return e, true
-	case errors.Is(err, context.Canceled):
-		return nil, false
+	case errors.As(err, &wire), errors.Is(err, context.Canceled):
+		return err
 	case errors.Is(err, app.ErrLeaseLost):
-		return answer(http.StatusConflict, channelapi.CodeLeaseLost, err.Error()), true
+		return answer(http.StatusConflict, channelapi.CodeLeaseLost, err.Error())
 	case errors.Is(err, app.ErrForbidden):
-		return answer(http.StatusForbidden, channelapi.CodeForbidden, err.Error()), true
+		return answer(http.StatusForbidden, channelapi.CodeForbidden, err.Error())
 	case errors.Is(err, app.ErrTenantNotActive):
-		return answer(http.StatusForbidden, channelapi.CodeTenantNotActive, err.Error()), true
+		return answer(http.StatusForbidden, channelapi.CodeTenantNotActive, err.Error())
 	case errors.As(err, &quota):
-		return answer(http.StatusForbidden, channelapi.CodeQuota, quota.Error()), true
+		return answer(http.StatusForbidden, channelapi.CodeQuota, quota.Error())
 	case errors.Is(err, app.ErrQuota):
-		return answer(http.StatusForbidden, channelapi.CodeQuota, err.Error()), true
+		return answer(http.StatusForbidden, channelapi.CodeQuota, err.Error())
 	case errors.As(err, &limit):
-		return limitError(limit), true
+		return limitError(limit)
 	case errors.As(err, &aerr):
-		return adapterError(aerr), true
+		return adapterError(aerr)
 	case errors.Is(err, app.ErrInvalid), errors.Is(err, app.ErrIdempotencyMismatch):
-		return answer(http.StatusBadRequest, channelapi.CodeInvalid, err.Error()), true
+		return answer(http.StatusBadRequest, channelapi.CodeInvalid, err.Error())
 	case errors.Is(err, app.ErrNotFound):
-		return answer(http.StatusNotFound, channelapi.CodeNotFound, err.Error()), true
+		return answer(http.StatusNotFound, channelapi.CodeNotFound, err.Error())
 	}
-	return nil, false
+	return err
 }
 
 func answer(status int, code, msg string) *channelapi.Error {

@@ -60,14 +60,13 @@ func TestAppErrorsMapToTheWireOnce(t *testing.T) {
 			channelapi.Error{Status: http.StatusBadRequest, Code: channelapi.CodeInvalid, Message: `work id "x" is not a UUID`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := wireError(tc.err)
-			require.True(t, ok)
+			var got *channelapi.Error
+			require.ErrorAs(t, wireError(tc.err), &got)
 			require.Equal(t, tc.want, *got)
 		})
 	}
 
 	for _, err := range []error{context.Canceled, fmt.Errorf("read: %w", context.Canceled), errors.New("disk on fire"), app.ErrUnauthorized} {
-		_, ok := wireError(err)
-		require.False(t, ok, "%v is answered as an internal error, or not at all", err)
+		require.Same(t, err, wireError(err), "%v is answered as an internal error, or not at all", err)
 	}
 }
