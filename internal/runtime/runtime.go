@@ -24,7 +24,7 @@ import (
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
-	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/channelserver"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/queue"
@@ -406,7 +406,7 @@ func (c *Core) openChannelAPI(ctx context.Context, cfg *config.Config, log *slog
 	}
 	c.channelListener, c.channelSecret = lis, secret
 	c.channelServer = &http.Server{
-		Handler:           channelapi.NewServer(channelapi.Deps{Service: c.app, Secret: secret, Log: log}),
+		Handler:           channelserver.NewServer(channelserver.Deps{Service: c.app, Secret: secret, Log: log}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

@@ -1,4 +1,4 @@
-package channelapi_test
+package channelserver_test
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/channelserver"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
@@ -82,7 +83,7 @@ func newCore(t *testing.T, st *store.Store) *core {
 	_, err = a.SetSetting(ctx, "test", "self_service_submit_interval_seconds", "0")
 	require.NoError(t, err)
 
-	srv := httptest.NewServer(channelapi.NewServer(channelapi.Deps{Service: a, Secret: secret, Log: log}))
+	srv := httptest.NewServer(channelserver.NewServer(channelserver.Deps{Service: a, Secret: secret, Log: log}))
 	t.Cleanup(srv.Close)
 	c := &core{app: a, fx: fx, url: srv.URL, api: channelapi.NewClient(srv.URL, secret, srv.Client())}
 	h, err := c.api.Hello(ctx, channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
