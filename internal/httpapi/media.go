@@ -2,16 +2,19 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/mediatype"
 )
 
 // mediaCacheControl: media bytes are named by their hash, so they never
@@ -79,19 +82,14 @@ func (d Deps) media(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Range", "bytes "+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(off+n-1, 10)+"/"+strconv.FormatInt(mf.Size, 10))
 	}
 
-	mime := mf.Mime
-	if mime == "" {
-		mime = "application/octet-stream"
-	}
 	setMediaHeaders(w, etag)
-	w.Header().Set("Content-Type", mime)
+	setMediaType(w, sha, mf.Mime)
 	w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	if _, err := io.CopyN(w, rc, n); err != nil && ctx.Err() == nil {
+	if err := stream(w, rc, n, d.StreamWindow); err != nil && ctx.Err() == nil {
 		// The status is sent; the short body makes the server drop the
 		// connection, which the client sees as a failed download.
 		d.Log.WarnContext(ctx, "media stream stopped", slog.String("sha256", sha), slog.Any("err", err))
@@ -117,6 +115,7 @@ func (d Deps) unsatisfiable(w http.ResponseWriter, r *http.Request, tenant uuid.
 func writeUnsatisfiable(w http.ResponseWriter, size int64, detail string) {
 	w.Header().Set("Content-Range", "bytes */"+strconv.FormatInt(size, 10))
 	w.Header().Set("Accept-Ranges", "bytes")
+	setActiveContentGuards(w)
 	writeProblem(w, Problem{Type: ProblemRangeNotSatisfiable, Title: "Range not satisfiable",
 		Status: http.StatusRequestedRangeNotSatisfiable, Detail: detail})
 }
@@ -125,6 +124,66 @@ func setMediaHeaders(w http.ResponseWriter, etag string) {
 	w.Header().Set("ETag", etag)
 	w.Header().Set("Cache-Control", mediaCacheControl)
 	w.Header().Set("Accept-Ranges", "bytes")
+	setActiveContentGuards(w)
+}
+
+// mediaCSP keeps an archived file from doing anything if a browser renders
+// it after all: no scripts, no plugins, no loads, an origin of its own.
+const mediaCSP = "sandbox; default-src 'none'"
+
+// setActiveContentGuards are the headers of every media answer: the browser
+// must take the Content-Type as given (no sniffing a JPEG into HTML) and
+// may run nothing in it.
+func setActiveContentGuards(w http.ResponseWriter) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", mediaCSP)
+}
+
+// setMediaType sets the type a media file is served as. Archived files
+// carry the type their upstream host claimed, which may be active content
+// (text/html, image/svg+xml) that would run from our origin: only raster
+// images, video and audio are served inline with their type, everything
+// else as a download.
+func setMediaType(w http.ResponseWriter, sha, mime string) {
+	w.Header().Set("Content-Type", mediatype.ServeAs(mime))
+	if !mediatype.Inline(mime) {
+		w.Header().Set("Content-Disposition", mediatype.Attachment(sha, mime))
+	}
+}
+
+// streamChunk is how much of a media file is written per write deadline.
+const streamChunk = 64 << 10
+
+// stream copies n bytes of src to w. With a window it moves the
+// connection's write deadline window ahead before each chunk, so a large
+// file streams for as long as the client keeps reading, while a client that
+// stops reading is cut off after window.
+func stream(w http.ResponseWriter, src io.Reader, n int64, window time.Duration) error {
+	if window <= 0 {
+		_, err := io.CopyN(w, src, n)
+		return err
+	}
+	rc := http.NewResponseController(w)
+	buf := make([]byte, streamChunk)
+	for n > 0 {
+		if err := rc.SetWriteDeadline(time.Now().Add(window)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return fmt.Errorf("httpapi: extend the write deadline: %w", err)
+		}
+		k, err := io.ReadFull(src, buf[:min(int64(len(buf)), n)])
+		if k > 0 {
+			if _, werr := w.Write(buf[:k]); werr != nil {
+				return werr
+			}
+			n -= int64(k)
+		}
+		if errors.Is(err, io.EOF) { // the file is shorter than its size
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // etagMatches reports whether an If-None-Match header names etag, by the
