@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/mediatype"
 )
 
 // Service is what the channel API needs from core's business layer;
@@ -66,6 +68,11 @@ type Deps struct {
 	Secret string
 	// Log receives server faults; nil discards them.
 	Log *slog.Logger
+	// StreamWindow is how long one chunk of a media download may take to
+	// be written: the media route moves the connection's write deadline
+	// this far ahead before each chunk, so a large file outlasts the
+	// server's WriteTimeout. Zero leaves the server's deadline alone.
+	StreamWindow time.Duration
 }
 
 // maxRequestBody bounds a JSON request body.
@@ -77,7 +84,7 @@ func NewServer(d Deps) http.Handler {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{svc: d.Service, log: d.Log}
+	s := &server{svc: d.Service, log: d.Log, window: d.StreamWindow}
 	sum := sha256.Sum256([]byte(d.Secret))
 	s.secret = sum[:]
 	s.open = d.Secret != ""
@@ -95,6 +102,7 @@ type server struct {
 	log    *slog.Logger
 	secret []byte // SHA-256 of the secret, so comparing takes the same time for any length
 	open   bool
+	window time.Duration // Deps.StreamWindow
 }
 
 // authenticate lets through only requests that carry the secret.
@@ -103,6 +111,15 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(token))
 		if !s.open || !ok || subtle.ConstantTimeCompare(sum[:], s.secret) != 1 {
+			// Before any of the body is read, so the body is not read at
+			// all: `Connection: close` keeps net/http from reading it
+			// before writing this answer, a read deadline in the past from
+			// reading it after. Otherwise a caller without the secret that
+			// trickles a body would hold the connection until ReadTimeout.
+			if r.ContentLength != 0 {
+				w.Header().Set("Connection", "close")
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			}
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			writeError(w, &channelapi.Error{Status: http.StatusUnauthorized, Code: channelapi.CodeUnauthorized,
 				Message: "send the channel secret (MONITOR_CHANNEL_SECRET) as `Authorization: Bearer <secret>`"})
@@ -175,7 +192,7 @@ func (s *server) media(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Length", strconv.FormatInt(mf.Size, 10))
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	if _, err := io.CopyN(w, rc, mf.Size); err != nil && r.Context().Err() == nil {
+	if err := mediatype.Stream(w, rc, mf.Size, s.window); err != nil && r.Context().Err() == nil {
 		// The status is sent; the short body makes the client see a failed
 		// download.
 		s.log.WarnContext(r.Context(), "channel media stream stopped", slog.String("sha256", sha), slog.Any("err", err))
@@ -213,6 +230,9 @@ func decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		return nil
 	case errors.As(err, &tooLarge):
 		return invalid("request body is larger than %d bytes", tooLarge.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The server's ReadTimeout passed while the body was still arriving.
+		return invalid("request body did not arrive in time; send the whole body at once, right after the headers")
 	case errors.Is(err, io.EOF):
 		return invalid("request body is empty; send a JSON object")
 	}
