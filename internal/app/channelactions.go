@@ -213,7 +213,9 @@ func (a *App) SaveToo(ctx context.Context, tenantID, collectionID uuid.UUID) (Sa
 		}
 		c, err := tx.CollectionGet(ctx, collectionID)
 		switch {
-		case isNotFound(err):
+		case isNotFound(err) || (err == nil && c.DataScope != store.PublicScope && c.DataScope != tenantID):
+			// Another tenant's private collection answers as if it did
+			// not exist, as row-level security makes it on PostgreSQL.
 			reply = refused("This post is not in the archive.")
 			return nil
 		case err != nil:
