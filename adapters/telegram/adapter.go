@@ -5,17 +5,16 @@
 // channels (t.me/c/...) need a Telegram account connection, which a later
 // MTProto provider brings.
 //
-// The package imports only api/adapter/v1, an HTML parser and the standard
-// library, so it can run inside `monitor serve` or alone as
+// The package imports only api/adapter/v1, adapters/kit, an HTML parser
+// and the standard library, so it can run inside `monitor serve` or alone as
 // `monitor adapter telegram`.
 package telegram
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -37,66 +36,32 @@ const (
 )
 
 // Options configure an Adapter. The zero value talks to the public t.me
-// with the defaults above.
-type Options struct {
-	// BaseURL is the web preview's base, e.g. https://t.me, without a
-	// trailing slash (one is trimmed if present).
-	BaseURL string
-	// HTTPClient sends the upstream requests; nil means a client with
-	// DefaultTimeout that follows redirects only within BaseURL's host.
-	HTTPClient *http.Client
-	// UserAgent is sent with every upstream request.
-	UserAgent string
-	// MaxResponseBytes is the largest upstream page the adapter accepts;
-	// larger pages fail with ERROR_CODE_TOO_LARGE and are never truncated.
-	MaxResponseBytes int64
-}
+// with the defaults above; the default client follows redirects only
+// within BaseURL's host.
+type Options = kit.Options
 
 // Adapter is the Telegram adapter's gRPC service. It holds no per-request
 // state, so one value serves concurrent calls.
 type Adapter struct {
 	adapterv1.UnimplementedAdapterServer
 
-	baseURL   string
-	client    *http.Client
-	userAgent string
-	maxBytes  int64
+	tme kit.Upstream
 }
 
 // New returns an Adapter with opts, filling zero fields with the defaults.
 func New(opts Options) *Adapter {
-	a := &Adapter{
-		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
-		client:    opts.HTTPClient,
-		userAgent: opts.UserAgent,
-		maxBytes:  opts.MaxResponseBytes,
-	}
-	if a.baseURL == "" {
-		a.baseURL = DefaultBaseURL
-	}
-	if a.client == nil {
-		a.client = &http.Client{Timeout: DefaultTimeout, CheckRedirect: sameHostRedirects}
-	}
-	if a.userAgent == "" {
-		a.userAgent = DefaultUserAgent
-	}
-	if a.maxBytes <= 0 {
-		a.maxBytes = DefaultMaxResponseBytes
-	}
+	a := &Adapter{tme: kit.Upstream{
+		Name:       "t.me",
+		Header:     http.Header{"Accept": {"text/html,application/xhtml+xml"}, "Accept-Language": {"en"}},
+		Body:       "t.me's page",
+		Unreadable: "could not read this post: ",
+	}}
+	opts.Apply(&a.tme, kit.Defaults{
+		BaseURL:          DefaultBaseURL,
+		UserAgent:        DefaultUserAgent,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+		Timeout:          DefaultTimeout,
+		CheckRedirect:    kit.SameHostRedirects(maxRedirects),
+	})
 	return a
-}
-
-// errForeignRedirect stops a redirect away from the web preview's host.
-var errForeignRedirect = errors.New("t.me redirected to another host")
-
-// sameHostRedirects follows at most maxRedirects redirects, all on the
-// host of the first request.
-func sameHostRedirects(req *http.Request, via []*http.Request) error {
-	if len(via) >= maxRedirects {
-		return http.ErrUseLastResponse
-	}
-	if req.URL.Host != via[0].URL.Host {
-		return errForeignRedirect
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"slices"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -38,6 +39,19 @@ var (
 // exact: t.me and the older names Telegram still redirects to it.
 func Hosts() []string {
 	return []string{"t.me", "telegram.me", "www.telegram.me", "telegram.dog"}
+}
+
+// gate is Resolve's first check, in Telegram's words.
+func gate() *kit.Gate {
+	return &kit.Gate{
+		Hosts:    Hosts(),
+		Links:    "t.me links",
+		Send:     "a t.me link",
+		Example:  "https://t.me/...",
+		HostNoun: "a Telegram host",
+		PortNoun: "a t.me port",
+		Home:     "this is Telegram's home page, not a channel or a post; send a link like https://t.me/<channel>/<id>",
+	}
 }
 
 // isHost reports whether host (already lowercase) is one of Hosts.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/adapters/kit/kittest"
 	"github.com/monitorhq/monitor/adapters/telegram"
 	"github.com/monitorhq/monitor/adapters/x"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
@@ -13,7 +14,7 @@ import (
 
 func TestDescribe(t *testing.T) {
 	t.Parallel()
-	client := serve(t, telegram.New(telegram.Options{}))
+	client := kittest.Serve(t, telegram.New(telegram.Options{}))
 	d, err := client.Describe(context.Background(), &adapterv1.DescribeRequest{
 		Protocol: &adapterv1.ProtocolVersion{Major: 1, Minor: 0},
 	})
@@ -50,7 +51,7 @@ func TestDescribe(t *testing.T) {
 		require.Nil(t, resp.GetError(), h)
 		require.Equal(t, "tidewatch_demo/120", resp.GetTarget().GetExternalId(), h)
 	}
-	schemas := compileSchemas(t, d)
+	schemas := kittest.CompileSchemas(t, d)
 	require.Len(t, schemas, 2)
 	for _, name := range p.GetEntityTypes() {
 		require.Contains(t, schemas, name)
@@ -69,7 +70,7 @@ func TestSchemasRefuseWhatFetchNeverProduces(t *testing.T) {
 	t.Parallel()
 	d, err := telegram.New(telegram.Options{}).Describe(context.Background(), nil)
 	require.NoError(t, err)
-	h := &harness{schemas: compileSchemas(t, d)}
+	h := &harness{schemas: kittest.CompileSchemas(t, d)}
 	const msg = `"id":101,"channel":"tidewatch_demo","url":"https://t.me/tidewatch_demo/101"`
 	tests := []struct {
 		typ, data string
@@ -101,7 +102,7 @@ func TestSchemasRefuseWhatFetchNeverProduces(t *testing.T) {
 		{"telegram.channel", `{"username":"tidewatch_demo","url":"https://t.me/a","followers":1}`, false},
 	}
 	for _, tt := range tests {
-		err := h.validate(tt.typ, tt.data)
+		err := h.schemas.Validate(tt.typ, tt.data)
 		if tt.ok {
 			require.NoError(t, err, "%s %s", tt.typ, tt.data)
 		} else {

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -11,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -47,54 +45,46 @@ const albumSpan = 10
 // Fetch reads one target through tme-public: a message (an album whole)
 // or a channel's header. Failures are answered in FetchResponse.error.
 func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
-	if req == nil || req.GetTarget() == nil {
-		return nil, status.Error(codes.InvalidArgument, "fetch: target is required")
-	}
-	if p := req.GetProviderId(); p != ProviderTmePublic {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("provider %s is not a provider of the Telegram adapter (it has %q)", quoteShort(p), ProviderTmePublic)), nil
+	if resp, err := kit.CheckFetch(req, "Telegram", ProviderTmePublic, Platform); resp != nil || err != nil {
+		return resp, err
 	}
 	t := req.GetTarget()
-	if t.GetPlatform() != Platform {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("platform %s is not %q", quoteShort(t.GetPlatform()), Platform)), nil
-	}
 	switch t.GetEntityType() {
 	case EntityTypeMessage:
 		ch, id, ok := splitPost(t.GetExternalId())
 		if !ok {
-			return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-				fmt.Sprintf("message id %s is not <channel>/<id> with a Telegram username and message id", quoteShort(t.GetExternalId()))), nil
+			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+				fmt.Sprintf("message id %s is not <channel>/<id> with a Telegram username and message id", kit.Quote(t.GetExternalId()))), nil
 		}
 		if scope := t.GetObjectScope(); scope != "" && !strings.EqualFold(scope, ch) {
-			return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-				fmt.Sprintf("object scope %s does not match the message's channel %q", quoteShort(scope), ch)), nil
+			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+				fmt.Sprintf("object scope %s does not match the message's channel %q", kit.Quote(scope), ch)), nil
 		}
 		return a.fetchMessage(ctx, ch, id), nil
 	case EntityTypeChannel:
 		ch := t.GetExternalId()
 		if !validUsername(ch) {
-			return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-				fmt.Sprintf("%s is not a valid Telegram username", quoteShort(ch))), nil
+			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+				fmt.Sprintf("%s is not a valid Telegram username", kit.Quote(ch))), nil
 		}
 		return a.fetchChannel(ctx, strings.ToLower(ch)), nil
 	}
-	return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
-		fmt.Sprintf("entity type %s is not one the Telegram adapter fetches", quoteShort(t.GetEntityType()))), nil
+	return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+		fmt.Sprintf("entity type %s is not one the Telegram adapter fetches", kit.Quote(t.GetEntityType()))), nil
 }
 
 // fetchMessage reads {base}/<channel>/<id>?embed=1&mode=tme and, when the
 // post belongs to an album the embed does not show whole, the album from
 // {base}/s/<channel>?before=<id+10>.
 func (a *Adapter) fetchMessage(ctx context.Context, ch string, id int64) *adapterv1.FetchResponse {
-	resp, e := a.get(ctx, "/"+ch+"/"+strconv.FormatInt(id, 10)+"?embed=1&mode=tme")
+	resp, e := a.tme.Get(ctx, "/"+ch+"/"+strconv.FormatInt(id, 10)+"?embed=1&mode=tme")
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	if e := statusError(resp, msgPostNotFound); e != nil {
+	if e := a.statusError(resp, msgPostNotFound); e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	pg := parsePage(resp.body)
+	pg := parsePage(resp.Body)
 	if pg.errorText != "" && len(pg.posts) == 0 {
 		return &adapterv1.FetchResponse{Error: notFound(msgPostNotFound, pg.errorText)}
 	}
@@ -102,7 +92,7 @@ func (a *Adapter) fetchMessage(ctx context.Context, ch string, id int64) *adapte
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	sources := []*adapterv1.SourceResponse{resp.source()}
+	sources := []*adapterv1.SourceResponse{resp.Source()}
 
 	// An album's later member may come alone: data-view says "grouped"
 	// but the page has no album. t.me/s shows the album whole.
@@ -124,7 +114,7 @@ func (a *Adapter) fetchMessage(ctx context.Context, ch string, id int64) *adapte
 	}
 	out, err := buildMessage(m, id)
 	if err != nil {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the post: "+err.Error())
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the post: "+err.Error())
 	}
 	out.SourceResponses = sources
 	return out
@@ -143,7 +133,7 @@ func embedPost(pg *page, ch string, id int64) (*message, *adapterv1.Error) {
 	if m == nil {
 		got := pg.posts[0].AttrOr("data-post", "")
 		return nil, &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE,
-			Message: fmt.Sprintf("could not read this post: t.me answered with post %s instead of %s", quoteShort(got), messageExternalID(ch, id))}
+			Message: fmt.Sprintf("could not read this post: t.me answered with post %s instead of %s", kit.Quote(got), messageExternalID(ch, id))}
 	}
 	return m, nil
 }
@@ -157,25 +147,25 @@ func (a *Adapter) albumFromChannelPage(ctx context.Context, ch string, id int64)
 	if before < id { // overflow
 		before = id
 	}
-	resp, e := a.get(ctx, "/s/"+ch+"?before="+strconv.FormatInt(before, 10))
+	resp, e := a.tme.Get(ctx, "/s/"+ch+"?before="+strconv.FormatInt(before, 10))
 	if e != nil {
 		return nil, nil, e
 	}
-	if resp.statusCode == 404 || resp.statusCode == 410 {
-		return nil, resp.source(), nil
+	if resp.StatusCode == 404 || resp.StatusCode == 410 {
+		return nil, resp.Source(), nil
 	}
-	if e := statusError(resp, msgPostNotFound); e != nil {
+	if e := a.statusError(resp, msgPostNotFound); e != nil {
 		return nil, nil, e
 	}
-	pg := parsePage(resp.body)
+	pg := parsePage(resp.Body)
 	m, err := pg.findPost(ch, id)
 	if err != nil {
 		return nil, nil, unreadable(msgUnreadablePost, shapeDetail(err))
 	}
 	if m == nil || !m.album || !containsMember(m, id) {
-		return nil, resp.source(), nil
+		return nil, resp.Source(), nil
 	}
-	return m, resp.source(), nil
+	return m, resp.Source(), nil
 }
 
 func containsMember(m *message, id int64) bool {
@@ -189,18 +179,18 @@ func containsMember(m *message, id int64) bool {
 
 // fetchChannel reads the channel header of {base}/s/<channel>.
 func (a *Adapter) fetchChannel(ctx context.Context, ch string) *adapterv1.FetchResponse {
-	resp, e := a.get(ctx, "/s/"+ch)
+	resp, e := a.tme.Get(ctx, "/s/"+ch)
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
 	notFoundMsg := fmt.Sprintf(msgChannelNotFound, ch)
-	if e := statusError(resp, notFoundMsg); e != nil {
+	if e := a.statusError(resp, notFoundMsg); e != nil {
 		if e.Code == adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE {
 			e.Message = strings.Replace(e.Message, "this post", "this channel", 1)
 		}
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	pg := parsePage(resp.body)
+	pg := parsePage(resp.Body)
 	info := pg.channel
 	if info == nil {
 		if pg.history || len(pg.posts) > 0 {
@@ -219,53 +209,10 @@ func (a *Adapter) fetchChannel(ctx context.Context, ch string) *adapterv1.FetchR
 	}
 	out, err := buildChannel(info)
 	if err != nil {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the channel: "+err.Error())
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the channel: "+err.Error())
 	}
-	out.SourceResponses = []*adapterv1.SourceResponse{resp.source()}
+	out.SourceResponses = []*adapterv1.SourceResponse{resp.Source()}
 	return out
-}
-
-// graph collects the media and the entity graph of one fetch.
-type graph struct {
-	media     []*adapterv1.Media
-	entities  []*adapterv1.Entity
-	relations []*adapterv1.Relation
-	keys      map[string]bool
-}
-
-func newGraph() *graph { return &graph{keys: map[string]bool{}} }
-
-// addMedia appends one medium and returns its index.
-func (g *graph) addMedia(m *adapterv1.Media) uint32 {
-	g.media = append(g.media, m)
-	return uint32(len(g.media) - 1)
-}
-
-// addEntity appends an entity whose data is encoded as plain JSON (no
-// HTML escaping: "&" stays "&"), unless one with its key exists.
-func (g *graph) addEntity(key, typ, externalID string, data any, resources []uint32) error {
-	if g.keys[key] {
-		return nil
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(data); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	g.keys[key] = true
-	g.entities = append(g.entities, &adapterv1.Entity{
-		Key:             key,
-		Type:            typ,
-		ExternalId:      externalID,
-		DataJson:        strings.TrimSuffix(b.String(), "\n"),
-		ResourceIndexes: resources,
-	})
-	return nil
-}
-
-func (g *graph) relate(from, name, to string) {
-	g.relations = append(g.relations, &adapterv1.Relation{FromKey: from, Name: name, ToKey: to})
 }
 
 func messageKey(ch string, id int64) string { return "message:" + messageExternalID(ch, id) }
@@ -273,8 +220,8 @@ func channelKey(ch string) string           { return "channel:" + ch }
 
 // addChannelStub adds a channel known only by username (and maybe name)
 // unless the graph has it.
-func (g *graph) addChannelStub(ch, title string) error {
-	return g.addEntity(channelKey(ch), EntityTypeChannel, ch,
+func addChannelStub(g *kit.Graph, ch, title string) error {
+	return g.AddEntity(channelKey(ch), EntityTypeChannel, ch,
 		channelData{Username: ch, URL: "https://t.me/" + ch, Title: shortText(title, 500), Preview: true}, nil)
 }
 
@@ -383,24 +330,24 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 	}
 	ch := m.channel
 	rootKey := messageKey(ch, rootID)
-	g := newGraph()
+	g := &kit.Graph{}
 
 	var (
 		resources []uint32
 		media     []mediaData
 	)
 	for _, it := range m.media {
-		resources = append(resources, g.addMedia(displayMedia(it)))
+		resources = append(resources, g.AddMedia(displayMedia(it))...)
 		media = append(media, mediaData{MessageID: it.messageID, Kind: it.kind, DurationMS: it.durationMS,
 			Title: it.title, Size: it.sizeText, UnavailableReason: it.unavailable})
 	}
 	for _, it := range m.media {
 		if it.unavailable != "" && it.thumbURL != "" {
-			resources = append(resources, g.addMedia(imageResource(it.thumbURL, purposeThumbnail)))
+			resources = append(resources, g.AddMedia(imageResource(it.thumbURL, purposeThumbnail))...)
 		}
 	}
 	if m.preview != nil && m.preview.imageURL != "" {
-		resources = append(resources, g.addMedia(imageResource(m.preview.imageURL, purposeLinkPreview)))
+		resources = append(resources, g.AddMedia(imageResource(m.preview.imageURL, purposeLinkPreview))...)
 	}
 
 	text := m.text
@@ -446,7 +393,7 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 		}
 		d.Poll = pd
 	}
-	if err := g.addEntity(rootKey, EntityTypeMessage, messageExternalID(ch, rootID), d, resources); err != nil {
+	if err := g.AddEntity(rootKey, EntityTypeMessage, messageExternalID(ch, rootID), d, resources); err != nil {
 		return nil, err
 	}
 
@@ -458,48 +405,48 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 		cd.Title = shortText(m.ownerName, 500)
 		if m.avatarURL != "" {
 			cd.AvatarURL = m.avatarURL
-			chRes = append(chRes, g.addMedia(imageResource(m.avatarURL, purposeAvatar)))
+			chRes = append(chRes, g.AddMedia(imageResource(m.avatarURL, purposeAvatar))...)
 		}
 	}
-	if err := g.addEntity(channelKey(ch), EntityTypeChannel, ch, cd, chRes); err != nil {
+	if err := g.AddEntity(channelKey(ch), EntityTypeChannel, ch, cd, chRes); err != nil {
 		return nil, err
 	}
-	g.relate(rootKey, relPostedIn, channelKey(ch))
+	g.Relate(rootKey, relPostedIn, channelKey(ch))
 
 	if f := m.forward; f != nil && f.channel != "" {
-		if err := g.addChannelStub(f.channel, f.name); err != nil {
+		if err := addChannelStub(g, f.channel, f.name); err != nil {
 			return nil, err
 		}
 		to := channelKey(f.channel)
 		if f.messageID > 0 {
 			to = messageKey(f.channel, f.messageID)
-			if !g.keys[to] {
-				if err := g.addEntity(to, EntityTypeMessage, messageExternalID(f.channel, f.messageID),
+			if !g.Has(to) {
+				if err := g.AddEntity(to, EntityTypeMessage, messageExternalID(f.channel, f.messageID),
 					messageData{ID: f.messageID, Channel: f.channel, URL: messageURL(f.channel, f.messageID), Preview: true, Signature: f.author}, nil); err != nil {
 					return nil, err
 				}
-				g.relate(to, relPostedIn, channelKey(f.channel))
+				g.Relate(to, relPostedIn, channelKey(f.channel))
 			}
 		}
 		if to != rootKey {
-			g.relate(rootKey, relForwardedFrom, to)
+			g.Relate(rootKey, relForwardedFrom, to)
 		}
 	}
 	if r := m.reply; r != nil {
 		to := messageKey(r.channel, r.messageID)
 		if to != rootKey {
-			if !g.keys[to] {
+			if !g.Has(to) {
 				replyText := shortText(r.text, 4000)
-				if err := g.addEntity(to, EntityTypeMessage, messageExternalID(r.channel, r.messageID),
+				if err := g.AddEntity(to, EntityTypeMessage, messageExternalID(r.channel, r.messageID),
 					messageData{ID: r.messageID, Channel: r.channel, URL: r.url, Preview: true, Text: &replyText, AuthorName: r.authorName}, nil); err != nil {
 					return nil, err
 				}
-				if err := g.addChannelStub(r.channel, ""); err != nil {
+				if err := addChannelStub(g, r.channel, ""); err != nil {
 					return nil, err
 				}
-				g.relate(to, relPostedIn, channelKey(r.channel))
+				g.Relate(to, relPostedIn, channelKey(r.channel))
 			}
-			g.relate(rootKey, relRepliesTo, to)
+			g.Relate(rootKey, relRepliesTo, to)
 		}
 	}
 
@@ -516,8 +463,8 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 			AuthorName:  author,
 			PublishedAt: timestamppb.New(m.published),
 		},
-		Media: g.media,
-		Graph: &adapterv1.Graph{RootKey: rootKey, Entities: g.entities, Relations: g.relations},
+		Media: g.Media,
+		Graph: g.Proto(rootKey),
 	}
 	if rootID != requested {
 		out.CanonicalTarget = messageTargetOf(ch, rootID)
@@ -528,7 +475,7 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 // buildChannel turns a t.me/s channel header into the FetchResponse's
 // content.
 func buildChannel(c *channelInfo) (*adapterv1.FetchResponse, error) {
-	g := newGraph()
+	g := &kit.Graph{}
 	d := channelData{
 		Username:            c.username,
 		URL:                 "https://t.me/" + c.username,
@@ -550,10 +497,10 @@ func buildChannel(c *channelInfo) (*adapterv1.FetchResponse, error) {
 	}
 	var res []uint32
 	if c.avatarURL != "" {
-		res = append(res, g.addMedia(imageResource(c.avatarURL, purposeAvatar)))
+		res = append(res, g.AddMedia(imageResource(c.avatarURL, purposeAvatar))...)
 	}
 	key := channelKey(c.username)
-	if err := g.addEntity(key, EntityTypeChannel, c.username, d, res); err != nil {
+	if err := g.AddEntity(key, EntityTypeChannel, c.username, d, res); err != nil {
 		return nil, err
 	}
 	author := c.title
@@ -568,8 +515,8 @@ func buildChannel(c *channelInfo) (*adapterv1.FetchResponse, error) {
 			Summary:    summary(author, c.description, nil),
 			AuthorName: author,
 		},
-		Media: g.media,
-		Graph: &adapterv1.Graph{RootKey: key, Entities: g.entities},
+		Media: g.Media,
+		Graph: g.Proto(key),
 	}, nil
 }
 
@@ -657,8 +604,4 @@ func shortReason(s string) string {
 		}
 	}
 	return s
-}
-
-func fetchErr(code adapterv1.ErrorCode, msg string) *adapterv1.FetchResponse {
-	return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: code, Message: msg}}
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/monitorhq/monitor/adapters/kit/kittest"
 	"github.com/monitorhq/monitor/adapters/telegram"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
@@ -34,6 +35,19 @@ const (
 	album103   = "https://cdn5.cdn-telegram.org/file/c103Lq8Rw3Zx6Vn1Mb4Kc7Jd0He2Gf5Fs9Da3Sp6Ao8Iu1Yt4Tr7Ee0Ww2Qq.jpg"
 	album104   = "https://cdn4.telesco.pe/file/d1049a8b7c6d5e4f3a2b1c0d9e8f7a6b5c.mp4?token=Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8Nn7Mm6Ll5Kk4Jj3Ii2Hh1Gg0Ff9Ee8Dd7Cc6"
 )
+
+type entityView struct {
+	Key, Type, ExternalID string
+	Resources             []uint32
+}
+
+func viewEntities(es []*adapterv1.Entity) []entityView {
+	out := make([]entityView, 0, len(es))
+	for _, e := range es {
+		out = append(out, entityView{e.GetKey(), e.GetType(), e.GetExternalId(), e.GetResourceIndexes()})
+	}
+	return out
+}
 
 // mediaView is what a person (or core's download step) reads of a Media.
 type mediaView struct {
@@ -57,39 +71,6 @@ func viewMedia(t *testing.T, ms []*adapterv1.Media) []mediaView {
 			Alt: m.GetAlt(), Purpose: m.GetPurpose(), Unavailable: m.GetUnavailableReason()})
 	}
 	return out
-}
-
-type entityView struct {
-	Key, Type, ExternalID string
-	Resources             []uint32
-}
-
-func viewEntities(es []*adapterv1.Entity) []entityView {
-	out := make([]entityView, 0, len(es))
-	for _, e := range es {
-		out = append(out, entityView{e.GetKey(), e.GetType(), e.GetExternalId(), e.GetResourceIndexes()})
-	}
-	return out
-}
-
-func viewRelations(rs []*adapterv1.Relation) []string {
-	out := make([]string, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, r.GetFromKey()+" -"+r.GetName()+"-> "+r.GetToKey())
-	}
-	return out
-}
-
-// entityData returns the data_json of the entity with key.
-func entityData(t *testing.T, resp *adapterv1.FetchResponse, key string) string {
-	t.Helper()
-	for _, e := range resp.GetGraph().GetEntities() {
-		if e.GetKey() == key {
-			return e.GetDataJson()
-		}
-	}
-	t.Fatalf("no entity %s", key)
-	return ""
 }
 
 var (
@@ -294,7 +275,7 @@ func TestFetchFixtures(t *testing.T) {
 		t.Run(w.fixture, func(t *testing.T) {
 			resp := h.fetchMessage(t, ch, id)
 			require.Nil(t, resp.GetError())
-			h.checkGraph(t, resp)
+			kittest.CheckGraph(t, h.schemas, resp)
 			require.Nil(t, resp.GetCanonicalTarget(), "the target is the post's own identity")
 
 			require.Equal(t, adapterv1.Visibility_VISIBILITY_PUBLIC, resp.GetVisibility())
@@ -328,9 +309,9 @@ func TestFetchFixtures(t *testing.T) {
 			g := resp.GetGraph()
 			require.Equal(t, "message:tidewatch_demo/"+strconv.Itoa(id), g.GetRootKey())
 			require.Equal(t, w.entities, viewEntities(g.GetEntities()))
-			require.Equal(t, w.relations, viewRelations(g.GetRelations()))
-			require.JSONEq(t, w.data, entityData(t, resp, g.GetRootKey()))
-			require.JSONEq(t, strings.ReplaceAll(channelData, "%[1]s", avatar), entityData(t, resp, "channel:tidewatch_demo"))
+			require.Equal(t, w.relations, kittest.ViewRelations(g.GetRelations()))
+			require.JSONEq(t, w.data, kittest.EntityData(t, resp, g.GetRootKey()))
+			require.JSONEq(t, strings.ReplaceAll(channelData, "%[1]s", avatar), kittest.EntityData(t, resp, "channel:tidewatch_demo"))
 
 			require.Len(t, resp.GetSourceResponses(), 1)
 			src := resp.GetSourceResponses()[0]
@@ -347,13 +328,13 @@ func TestFetchFixtures(t *testing.T) {
 	// showed, marked as previews.
 	resp := h.fetchMessage(t, ch, 140)
 	require.JSONEq(t, `{"id":5581,"channel":"harbour_radio","url":"https://t.me/harbour_radio/5581","preview":true,"signature":"Mira K."}`,
-		entityData(t, resp, "message:harbour_radio/5581"))
+		kittest.EntityData(t, resp, "message:harbour_radio/5581"))
 	require.JSONEq(t, `{"username":"harbour_radio","url":"https://t.me/harbour_radio","preview":true,"title":"Harbour Radio"}`,
-		entityData(t, resp, "channel:harbour_radio"))
+		kittest.EntityData(t, resp, "channel:harbour_radio"))
 	resp = h.fetchMessage(t, ch, 141)
 	require.JSONEq(t, `{"id":120,"channel":"tidewatch_demo","url":"https://t.me/tidewatch_demo/120","preview":true,
 		"text":"Fog over the north pier at 07:40 — visibility under 200 m. #fog #harbour","author_name":"Tide Watch 🌊"}`,
-		entityData(t, resp, "message:tidewatch_demo/120"))
+		kittest.EntityData(t, resp, "message:tidewatch_demo/120"))
 
 	// Every page request carried the adapter's User-Agent; only embeds
 	// were asked for (no album here needed t.me/s).
@@ -392,10 +373,10 @@ func TestFetchAlbumFromAnyMember(t *testing.T) {
 	for _, id := range []int{101, 102, 103, 104} {
 		resp := h.fetchMessage(t, ch, id)
 		require.Nil(t, resp.GetError(), id)
-		h.checkGraph(t, resp)
+		kittest.CheckGraph(t, h.schemas, resp)
 		require.Equal(t, albumMedia(h), viewMedia(t, resp.GetMedia()[:4]), id)
 		require.Equal(t, "message:tidewatch_demo/101", resp.GetGraph().GetRootKey(), id)
-		require.JSONEq(t, albumData, entityData(t, resp, "message:tidewatch_demo/101"), id)
+		require.JSONEq(t, albumData, kittest.EntityData(t, resp, "message:tidewatch_demo/101"), id)
 		if id == 101 {
 			require.Nil(t, resp.GetCanonicalTarget())
 			require.Len(t, resp.GetSourceResponses(), 1)
@@ -421,7 +402,7 @@ func TestFetchAlbumEmbedOfLaterMember(t *testing.T) {
 	page := strings.Replace(string(h.fake.Raw("embed-album.html")), `data-post="tidewatch_demo/101"`, `data-post="tidewatch_demo/103"`, 1)
 	h.fake.SetOverride("/tidewatch_demo/103", 200, "text/html; charset=utf-8", []byte(page))
 	resp := h.fetchMessage(t, ch, 103)
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	require.Equal(t, "message:tidewatch_demo/101", resp.GetGraph().GetRootKey())
 	require.Equal(t, "tidewatch_demo/101", resp.GetCanonicalTarget().GetExternalId())
 	require.Len(t, resp.GetSourceResponses(), 1)
@@ -436,7 +417,7 @@ func TestFetchAlbumNotOnChannelPage(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.SetOverride("/s/tidewatch_demo", 200, "text/html; charset=utf-8", h.fake.Raw("s-no-posts.html"))
 	resp := h.fetchMessage(t, ch, 103)
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	require.Equal(t, []mediaView{
 		{URL: h.fake.MediaURL(album103), Kind: image, Mime: "image/jpeg"},
 		{Kind: adapterv1.MediaKind_MEDIA_KIND_DOCUMENT, Alt: "album",
@@ -444,7 +425,7 @@ func TestFetchAlbumNotOnChannelPage(t *testing.T) {
 	}, viewMedia(t, resp.GetMedia()[:2]))
 	require.Equal(t, "message:tidewatch_demo/103", resp.GetGraph().GetRootKey())
 	require.Nil(t, resp.GetCanonicalTarget())
-	require.Contains(t, entityData(t, resp, "message:tidewatch_demo/103"), `"album_incomplete":true`)
+	require.Contains(t, kittest.EntityData(t, resp, "message:tidewatch_demo/103"), `"album_incomplete":true`)
 	require.Len(t, resp.GetSourceResponses(), 2)
 	require.Equal(t, title+"：[图片]", resp.GetDisplay().GetSummary(), "the placeholder is no medium")
 
@@ -460,7 +441,7 @@ func TestFetchChannel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	resp := h.fetchChannel(t, ch)
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	avatar := h.fake.MediaURL(avatarCDN)
 	require.Equal(t, []mediaView{{URL: avatar, Kind: image, Mime: "image/jpeg", Purpose: "avatar"}}, viewMedia(t, resp.GetMedia()))
 	require.Equal(t, "channel:tidewatch_demo", resp.GetGraph().GetRootKey())
@@ -468,7 +449,7 @@ func TestFetchChannel(t *testing.T) {
 		"description":"Tides, fog and harbour news from the north pier. Not official.\nTips: @tidewatch_tips",
 		"description_markdown":"Tides, fog and harbour news from the north pier. **Not official.**\nTips: [@tidewatch\\_tips](https://t.me/tidewatch_tips)",
 		"avatar_url":"`+avatar+`","verified":true,"subscribers":27400,"photos":1300,"videos":214,"files":96,"links":51}`,
-		entityData(t, resp, "channel:tidewatch_demo"))
+		kittest.EntityData(t, resp, "channel:tidewatch_demo"))
 	d := resp.GetDisplay()
 	require.Equal(t, title, d.GetAuthorName())
 	require.Equal(t, title+"：Tides, fog and harbour news from the north pier. Not official. Tips: @tidewatch_tips", d.GetSummary())
@@ -477,7 +458,7 @@ func TestFetchChannel(t *testing.T) {
 
 	// A channel without posts still has its header.
 	resp = h.fetchChannel(t, "quiet_harbour")
-	h.checkGraph(t, resp)
+	kittest.CheckGraph(t, h.schemas, resp)
 	require.Equal(t, "channel:quiet_harbour", resp.GetGraph().GetRootKey())
 
 	// A user, a bot or a channel without a web preview: t.me redirects to
@@ -620,7 +601,7 @@ func TestFetchUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	addr := lis.Addr().String()
 	require.NoError(t, lis.Close())
-	client := serve(t, telegram.New(telegram.Options{BaseURL: "http://" + addr + "/"}))
+	client := kittest.Serve(t, telegram.New(telegram.Options{BaseURL: "http://" + addr + "/"}))
 	resp, err := client.Fetch(context.Background(), &adapterv1.FetchRequest{
 		ProviderId: "tme-public",
 		Target:     &adapterv1.Target{Platform: "telegram", EntityType: "telegram.message", ExternalId: "tidewatch_demo/1"},
@@ -641,7 +622,7 @@ func TestFetchForeignRedirect(t *testing.T) {
 	require.NoError(t, err)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	client := serve(t, telegram.New(telegram.Options{BaseURL: "http://" + lis.Addr().String()}))
+	client := kittest.Serve(t, telegram.New(telegram.Options{BaseURL: "http://" + lis.Addr().String()}))
 	resp, err := client.Fetch(context.Background(), &adapterv1.FetchRequest{
 		ProviderId: "tme-public",
 		Target:     &adapterv1.Target{Platform: "telegram", EntityType: "telegram.message", ExternalId: "tidewatch_demo/1"},

@@ -16,9 +16,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/monitorhq/monitor/adapters/kit"
 )
 
-// The t.me markup, as documented in shared/fixtures/tme/STRUCTURE.md. Telegram
+// The t.me markup, as documented in internal/testkit/testdata/tme/STRUCTURE.md. Telegram
 // changes it without notice: everything here reads defensively, and a page
 // that lacks what a post must have (its data-post, its time) is refused as a
 // whole rather than saved in part.
@@ -242,7 +244,7 @@ func parseMessage(s *goquery.Selection) (*message, error) {
 	}
 	ch, id, ok := splitPost(post)
 	if !ok {
-		return nil, shapeError("data-post %s is not <channel>/<id>", quoteShort(post))
+		return nil, shapeError("data-post %s is not <channel>/<id>", kit.Quote(post))
 	}
 	m := &message{channel: ch, id: id, view: parseView(s.AttrOr("data-view", "")), service: s.HasClass("service_message")}
 	bubble := s.Find(".tgme_widget_message_bubble").First()
@@ -272,7 +274,7 @@ func parseMessage(s *goquery.Selection) (*message, error) {
 	}
 	published, err := time.Parse(time.RFC3339, strings.TrimSpace(dt))
 	if err != nil {
-		return nil, shapeError("the post's time %s is not a date", quoteShort(dt))
+		return nil, shapeError("the post's time %s is not a date", kit.Quote(dt))
 	}
 	m.published = published.UTC()
 

@@ -3,18 +3,12 @@ package telegram
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
-
-// maxURLLength bounds what Resolve reads; real t.me links are far shorter.
-const maxURLLength = 4096
 
 // Username limits. Telegram gives new usernames 5 to 32 characters; the
 // collectible ones sold on Fragment may have 4, so 4 is accepted too.
@@ -39,8 +33,8 @@ func reservedPath(seg string) bool {
 // Resolve turns a t.me URL into a target. Failures are answered in
 // ResolveResponse.error; only an empty request is an RPC error.
 func (a *Adapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*adapterv1.ResolveResponse, error) {
-	if req == nil || strings.TrimSpace(req.GetUrl()) == "" {
-		return nil, status.Error(codes.InvalidArgument, "resolve: url is required")
+	if err := kit.CheckRequest(req); err != nil {
+		return nil, err
 	}
 	return resolve(req.GetUrl()), nil
 }
@@ -53,72 +47,32 @@ func (a *Adapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*ad
 // t.me/s/<channel> → the channel. t.me/c/... (private) needs an account;
 // invite links and Telegram's own pages are unsupported.
 func resolve(raw string) *adapterv1.ResolveResponse {
-	raw = strings.TrimSpace(raw)
-	if len(raw) > maxURLLength {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
-			fmt.Sprintf("the URL is longer than %d characters; t.me links are much shorter", maxURLLength))
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "this is not a valid URL; send a t.me link")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
-			"only http and https links are accepted; send an https://t.me/... link")
-	}
-	if u.Opaque != "" || u.Host == "" {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "the URL has no host; send an https://t.me/... link")
-	}
-	host := strings.ToLower(u.Hostname())
-	if !isHost(host) {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
-			fmt.Sprintf("%s is not a Telegram host", quoteShort(host)))
-	}
-	if u.User != nil {
-		// https://t.me@evil.example/ and friends: a link with credentials
-		// is either a trick or a mistake; neither is a t.me link.
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "links with a user name before the host are not t.me links")
-	}
-	if port := u.Port(); port != "" && !(u.Scheme == "https" && port == "443") && !(u.Scheme == "http" && port == "80") {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, fmt.Sprintf("port %s is not a t.me port", quoteShort(port)))
-	}
-
-	// EscapedPath keeps %2F inside a segment, so an encoded slash can never
-	// create a path form the person did not write.
-	p := strings.TrimPrefix(u.EscapedPath(), "/")
-	p = strings.TrimSuffix(p, "/")
-	if p == "" {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
-			"this is Telegram's home page, not a channel or a post; send a link like https://t.me/<channel>/<id>")
-	}
-	segs := strings.Split(p, "/")
-	for _, s := range segs {
-		if s == "" {
-			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link's path has an empty segment (//); copy the link again")
-		}
+	segs, resp := gate().Check(raw)
+	if resp != nil {
+		return resp
 	}
 	first := strings.ToLower(segs[0])
 	switch {
 	case strings.HasPrefix(first, "+") || strings.HasPrefix(first, "%2b") || first == "joinchat":
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 			"this is an invite link to a private chat; Monitor does not join chats. Send a link to a post in a public channel (t.me/<channel>/<id>)")
 	case first == "c":
 		return resolvePrivate(segs[1:])
 	case first == "s":
 		if len(segs) < 2 {
-			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel after t.me/s/; copy the link again")
+			return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel after t.me/s/; copy the link again")
 		}
 		segs = segs[1:]
 	case reservedPath(first):
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 			fmt.Sprintf("t.me/%s is a Telegram page, not a channel or a post; send a link like https://t.me/<channel>/<id>", quoteBare(first)))
 	}
 
 	name := segs[0]
 	if !validUsername(name) {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
 			fmt.Sprintf("%s is not a valid Telegram username (%d to %d letters, digits or _, starting with a letter)",
-				quoteShort(name), minUsernameLen, maxUsernameLen))
+				kit.Quote(name), minUsernameLen, maxUsernameLen))
 	}
 	name = strings.ToLower(name)
 	switch len(segs) {
@@ -130,12 +84,12 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 		// t.me/<group>/<topic>/<id>: a message in a forum topic; the id
 		// alone names it within the group.
 		if _, ok := parseID(segs[1]); !ok {
-			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 				"this t.me page is not supported; send a link to a post (t.me/<channel>/<id>) or a channel (t.me/<channel>)")
 		}
 		return messageFromSeg(name, segs[2])
 	}
-	return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+	return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 		"this t.me page is not supported; send a link to a post (t.me/<channel>/<id>) or a channel (t.me/<channel>)")
 }
 
@@ -143,19 +97,19 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 // private channels and groups, readable only with an account.
 func resolvePrivate(rest []string) *adapterv1.ResolveResponse {
 	if len(rest) == 0 {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel id after t.me/c/; copy the link again")
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel id after t.me/c/; copy the link again")
 	}
 	if _, ok := parseID(rest[0]); !ok {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
-			fmt.Sprintf("%s is not a valid private channel id in a t.me/c/ link", quoteShort(rest[0])))
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			fmt.Sprintf("%s is not a valid private channel id in a t.me/c/ link", kit.Quote(rest[0])))
 	}
 	for _, s := range rest[1:min(len(rest), 3)] {
 		if _, ok := parseID(s); !ok {
-			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
-				fmt.Sprintf("message id %s is not a valid Telegram message id", quoteShort(s)))
+			return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+				fmt.Sprintf("message id %s is not a valid Telegram message id", kit.Quote(s)))
 		}
 	}
-	return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
+	return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
 		"t.me/c/ links point into a private channel or group; archiving them needs a Telegram account connection, "+
 			"which Monitor does not support yet. If the channel is public, send its t.me/<channel>/<id> link instead")
 }
@@ -164,8 +118,8 @@ func resolvePrivate(rest []string) *adapterv1.ResolveResponse {
 func messageFromSeg(channel, seg string) *adapterv1.ResolveResponse {
 	id, ok := parseID(seg)
 	if !ok {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
-			fmt.Sprintf("message id %s is not a valid Telegram message id", quoteShort(seg)))
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			fmt.Sprintf("message id %s is not a valid Telegram message id", kit.Quote(seg)))
 	}
 	return messageTarget(channel, id)
 }
@@ -245,23 +199,9 @@ func channelTarget(channel string) *adapterv1.ResolveResponse {
 	}
 }
 
-func resolveErr(code adapterv1.ErrorCode, msg string) *adapterv1.ResolveResponse {
-	return &adapterv1.ResolveResponse{Error: &adapterv1.Error{Code: code, Message: msg}}
-}
-
-// quoteShort quotes s for a message, cut to a readable length, so hostile
-// input cannot fill or garble what a person reads.
-func quoteShort(s string) string {
-	const limit = 40
-	if r := []rune(s); len(r) > limit {
-		s = string(r[:limit]) + "…"
-	}
-	return strconv.Quote(s)
-}
-
-// quoteBare is quoteShort without the quotes, for names already known to
+// quoteBare is kit.Quote without the quotes, for names already known to
 // be plain (reserved words).
 func quoteBare(s string) string {
-	q := quoteShort(s)
+	q := kit.Quote(s)
 	return q[1 : len(q)-1]
 }

@@ -2,15 +2,16 @@
 // profile URLs into targets and fetches posts through the public FxTwitter
 // v2 API, answering core over the adapter.v1 gRPC protocol.
 //
-// The package imports only api/adapter/v1 and the standard library, so it
-// can run inside `monitor serve` or alone as `monitor adapter x`.
+// The package imports only api/adapter/v1, adapters/kit and the standard
+// library, so it can run inside `monitor serve` or alone as
+// `monitor adapter x`.
 package x
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -31,51 +32,28 @@ const (
 
 // Options configure an Adapter. The zero value talks to the public
 // FxTwitter instance with the defaults above.
-type Options struct {
-	// BaseURL is the FxTwitter API base, e.g. https://api.fxtwitter.com,
-	// without a trailing slash (one is trimmed if present).
-	BaseURL string
-	// HTTPClient sends the upstream requests; nil means a client with
-	// DefaultTimeout. A client without a timeout relies on the RPC's
-	// deadline alone.
-	HTTPClient *http.Client
-	// UserAgent is sent with every upstream request.
-	UserAgent string
-	// MaxResponseBytes is the largest upstream body the adapter accepts;
-	// larger bodies fail with ERROR_CODE_TOO_LARGE and are never truncated.
-	MaxResponseBytes int64
-}
+type Options = kit.Options
 
 // Adapter is the X adapter's gRPC service. It holds no per-request state,
 // so one value serves concurrent calls.
 type Adapter struct {
 	adapterv1.UnimplementedAdapterServer
 
-	baseURL   string
-	client    *http.Client
-	userAgent string
-	maxBytes  int64
+	fx kit.Upstream
 }
 
 // New returns an Adapter with opts, filling zero fields with the defaults.
 func New(opts Options) *Adapter {
-	a := &Adapter{
-		baseURL:   strings.TrimRight(opts.BaseURL, "/"),
-		client:    opts.HTTPClient,
-		userAgent: opts.UserAgent,
-		maxBytes:  opts.MaxResponseBytes,
-	}
-	if a.baseURL == "" {
-		a.baseURL = DefaultBaseURL
-	}
-	if a.client == nil {
-		a.client = &http.Client{Timeout: DefaultTimeout}
-	}
-	if a.userAgent == "" {
-		a.userAgent = DefaultUserAgent
-	}
-	if a.maxBytes <= 0 {
-		a.maxBytes = DefaultMaxResponseBytes
-	}
+	a := &Adapter{fx: kit.Upstream{
+		Name:   "FxTwitter",
+		Header: http.Header{"Accept": {"application/json"}},
+		Body:   "FxTwitter's answer",
+	}}
+	opts.Apply(&a.fx, kit.Defaults{
+		BaseURL:          DefaultBaseURL,
+		UserAgent:        DefaultUserAgent,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+		Timeout:          DefaultTimeout,
+	})
 	return a
 }

@@ -3,8 +3,8 @@ package x
 import (
 	"context"
 	_ "embed"
-	"slices"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -46,9 +46,17 @@ func Hosts() []string {
 	}
 }
 
-// isHost reports whether host (already lowercase) is one of Hosts.
-func isHost(host string) bool {
-	return slices.Contains(Hosts(), host)
+// gate is Resolve's first check, in X's words.
+func gate() *kit.Gate {
+	return &kit.Gate{
+		Hosts:    Hosts(),
+		Links:    "X links",
+		Send:     "an x.com link",
+		Example:  "https://x.com/...",
+		HostNoun: "an X host",
+		PortNoun: "an X port",
+		Home:     "this is the X home page, not a post or a profile; send a link to a post or a profile",
+	}
 }
 
 // Describe says who the adapter is: one public provider, fxtwitter, that

@@ -6,13 +6,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/adapters/kit/kittest"
 	"github.com/monitorhq/monitor/adapters/x"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
 func TestDescribe(t *testing.T) {
 	t.Parallel()
-	client := serve(t, x.New(x.Options{}))
+	client := kittest.Serve(t, x.New(x.Options{}))
 	d, err := client.Describe(context.Background(), &adapterv1.DescribeRequest{
 		Protocol: &adapterv1.ProtocolVersion{Major: 1, Minor: 0},
 	})
@@ -51,7 +52,7 @@ func TestDescribe(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, resp.GetError(), h)
 	}
-	schemas := compileSchemas(t, d)
+	schemas := kittest.CompileSchemas(t, d)
 	require.Len(t, schemas, 2)
 	for _, name := range p.GetEntityTypes() {
 		require.Contains(t, schemas, name)
@@ -62,7 +63,7 @@ func TestSchemasRefuseWhatFetchNeverProduces(t *testing.T) {
 	t.Parallel()
 	d, err := x.New(x.Options{}).Describe(context.Background(), nil)
 	require.NoError(t, err)
-	h := &harness{schemas: compileSchemas(t, d)}
+	h := &harness{schemas: kittest.CompileSchemas(t, d)}
 	tests := []struct {
 		typ, data string
 		ok        bool
@@ -83,7 +84,7 @@ func TestSchemasRefuseWhatFetchNeverProduces(t *testing.T) {
 		{"x.profile", `{"id":"1","handle":"a","verified":true}`, false},
 	}
 	for _, tt := range tests {
-		err := h.validate(tt.typ, tt.data)
+		err := h.schemas.Validate(tt.typ, tt.data)
 		if tt.ok {
 			require.NoError(t, err, "%s %s", tt.typ, tt.data)
 		} else {

@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -43,69 +42,53 @@ const snowflakeEpochMS = 1288834974657
 // Fetch reads one target. Only posts through the fxtwitter provider are
 // supported; failures are answered in FetchResponse.error.
 func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
-	if req == nil || req.GetTarget() == nil {
-		return nil, status.Error(codes.InvalidArgument, "fetch: target is required")
-	}
-	if p := req.GetProviderId(); p != ProviderFxTwitter {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("provider %s is not a provider of the X adapter (it has %q)", quoteShort(p), ProviderFxTwitter)), nil
+	if resp, err := kit.CheckFetch(req, "X", ProviderFxTwitter, Platform); resp != nil || err != nil {
+		return resp, err
 	}
 	t := req.GetTarget()
-	if t.GetPlatform() != Platform {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("platform %s is not %q", quoteShort(t.GetPlatform()), Platform)), nil
-	}
 	switch t.GetEntityType() {
 	case EntityTypePost:
 	case EntityTypeProfile:
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "archiving X profiles is not supported yet; send a link to a post"), nil
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "archiving X profiles is not supported yet; send a link to a post"), nil
 	default:
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
-			fmt.Sprintf("entity type %s is not one the X adapter fetches", quoteShort(t.GetEntityType()))), nil
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			fmt.Sprintf("entity type %s is not one the X adapter fetches", kit.Quote(t.GetEntityType()))), nil
 	}
 	id, ok := parseID(t.GetExternalId())
 	if !ok {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("post id %s is not a valid X post id", quoteShort(t.GetExternalId()))), nil
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+			fmt.Sprintf("post id %s is not a valid X post id", kit.Quote(t.GetExternalId()))), nil
 	}
 	return a.fetchPost(ctx, id), nil
 }
 
 // fetchPost reads /2/status/{id} and turns it into a FetchResponse.
 func (a *Adapter) fetchPost(ctx context.Context, id string) *adapterv1.FetchResponse {
-	resp, e := a.get(ctx, "/2/status/"+id)
+	resp, e := a.fx.Get(ctx, "/2/status/"+id)
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	if e := upstreamStatusError(resp, resp.statusCode, msgPostNotFound, msgPostPrivate); e != nil {
+	if e := a.upstreamStatusError(resp, resp.StatusCode, msgPostNotFound, msgPostPrivate); e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	st, e := decodeStatus(resp, id)
+	st, e := a.decodeStatus(resp, id)
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
 	out, err := buildPost(st)
 	if err != nil {
-		return fetchErr(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the post: "+err.Error())
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the post: "+err.Error())
 	}
-	out.SourceResponses = []*adapterv1.SourceResponse{{
-		Body:        resp.body,
-		ContentType: resp.contentType,
-		RequestUrl:  resp.requestURL,
-		Visibility:  adapterv1.Visibility_VISIBILITY_PUBLIC,
-		StatusCode:  uint32(resp.statusCode),
-	}}
+	out.SourceResponses = []*adapterv1.SourceResponse{resp.Source()}
 	return out
 }
 
 // decodeStatus reads a 2xx answer of /2/status/{id} and checks that it has
 // what the adapter needs.
-func decodeStatus(resp *upstreamResponse, id string) (*fxStatus, *adapterv1.Error) {
-	bad := func(msg string) *adapterv1.Error {
-		return &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, Message: msg}
-	}
-	trimmed := bytes.TrimSpace(resp.body)
-	if strings.Contains(strings.ToLower(resp.contentType), "html") || bytes.HasPrefix(trimmed, []byte("<")) {
+func (a *Adapter) decodeStatus(resp *kit.Response, id string) (*fxStatus, *adapterv1.Error) {
+	bad := kit.BadResponse
+	trimmed := bytes.TrimSpace(resp.Body)
+	if strings.Contains(strings.ToLower(resp.ContentType), "html") || bytes.HasPrefix(trimmed, []byte("<")) {
 		return nil, bad("FxTwitter answered with an HTML page instead of JSON")
 	}
 	var r fxStatusResponse
@@ -119,7 +102,7 @@ func decodeStatus(resp *upstreamResponse, id string) (*fxStatus, *adapterv1.Erro
 	// FxTwitter repeats the status in the body; trust an error code there
 	// even when the HTTP status said 200.
 	if r.Code >= 300 {
-		if e := upstreamStatusError(resp, r.Code, msgPostNotFound, msgPostPrivate); e != nil {
+		if e := a.upstreamStatusError(resp, r.Code, msgPostNotFound, msgPostPrivate); e != nil {
 			return nil, e
 		}
 	}
@@ -148,65 +131,23 @@ func decodeStatus(resp *upstreamResponse, id string) (*fxStatus, *adapterv1.Erro
 		return nil, bad("FxTwitter's answer is missing " + strings.Join(missing, ", "))
 	}
 	if got, ok := parseID(st.ID); !ok || got != id {
-		return nil, bad(fmt.Sprintf("FxTwitter answered with post %s instead of %s", quoteShort(st.ID), id))
+		return nil, bad(fmt.Sprintf("FxTwitter answered with post %s instead of %s", kit.Quote(st.ID), id))
 	}
 	if !canonicalID(st.Author.ID) {
-		return nil, bad(fmt.Sprintf("FxTwitter's status.author.id %s is not an X user id", quoteShort(st.Author.ID)))
+		return nil, bad(fmt.Sprintf("FxTwitter's status.author.id %s is not an X user id", kit.Quote(st.Author.ID)))
 	}
 	return st, nil
 }
 
-// graph collects the media and the entity graph of one fetch.
-type graph struct {
-	media     []*adapterv1.Media
-	entities  []*adapterv1.Entity
-	relations []*adapterv1.Relation
-	profiles  map[string]bool
-}
-
-// addMedia appends media and returns their indexes.
-func (g *graph) addMedia(ms []*adapterv1.Media) []uint32 {
-	idx := make([]uint32, 0, len(ms))
-	for _, m := range ms {
-		idx = append(idx, uint32(len(g.media)))
-		g.media = append(g.media, m)
-	}
-	return idx
-}
-
-// addEntity appends an entity whose data is encoded as plain JSON (no
-// HTML escaping: "&" stays "&").
-func (g *graph) addEntity(key, typ, externalID string, data any, resources []uint32) error {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(data); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	g.entities = append(g.entities, &adapterv1.Entity{
-		Key:             key,
-		Type:            typ,
-		ExternalId:      externalID,
-		DataJson:        strings.TrimSuffix(b.String(), "\n"),
-		ResourceIndexes: resources,
-	})
-	return nil
-}
-
-func (g *graph) relate(from, name, to string) {
-	g.relations = append(g.relations, &adapterv1.Relation{FromKey: from, Name: name, ToKey: to})
-}
-
 // addPost adds a post, its author (once per graph) and the authored_by
 // relation. resources are the post's media indexes.
-func (g *graph) addPost(st *fxStatus, resources []uint32) error {
+func addPost(g *kit.Graph, st *fxStatus, resources []uint32) error {
 	key := "post:" + st.ID
-	if err := g.addEntity(key, EntityTypePost, st.ID, postDataOf(st), resources); err != nil {
+	if err := g.AddEntity(key, EntityTypePost, st.ID, postDataOf(st), resources); err != nil {
 		return err
 	}
 	authorKey := "profile:" + st.Author.ID
-	if !g.profiles[authorKey] {
-		g.profiles[authorKey] = true
+	if !g.Has(authorKey) {
 		var res []*adapterv1.Media
 		if m := profileImage(st.Author.AvatarURL, purposeAvatar); m != nil {
 			res = append(res, m)
@@ -214,11 +155,11 @@ func (g *graph) addPost(st *fxStatus, resources []uint32) error {
 		if m := profileImage(st.Author.BannerURL, purposeBanner); m != nil {
 			res = append(res, m)
 		}
-		if err := g.addEntity(authorKey, EntityTypeProfile, st.Author.ID, profileDataOf(st.Author), g.addMedia(res)); err != nil {
+		if err := g.AddEntity(authorKey, EntityTypeProfile, st.Author.ID, profileDataOf(st.Author), g.AddMedia(res...)); err != nil {
 			return err
 		}
 	}
-	g.relate(key, relAuthoredBy, authorKey)
+	g.Relate(key, relAuthoredBy, authorKey)
 	return nil
 }
 
@@ -229,8 +170,8 @@ func (g *graph) addPost(st *fxStatus, resources []uint32) error {
 // banners (resources of the profile entities). Only the first group is
 // shown with the post and counted in the summary.
 func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
-	g := &graph{profiles: map[string]bool{}}
-	display := g.addMedia(statusMedia(st, ""))
+	g := &kit.Graph{}
+	display := g.AddMedia(statusMedia(st, "")...)
 
 	quote := st.Quote
 	if quote != nil && !usableQuote(quote) {
@@ -238,17 +179,17 @@ func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 	}
 	var quoted []uint32
 	if quote != nil {
-		quoted = g.addMedia(statusMedia(quote, purposeQuoted))
+		quoted = g.AddMedia(statusMedia(quote, purposeQuoted)...)
 	}
 
-	if err := g.addPost(st, display); err != nil {
+	if err := addPost(g, st, display); err != nil {
 		return nil, err
 	}
 	if quote != nil {
-		if err := g.addPost(quote, quoted); err != nil {
+		if err := addPost(g, quote, quoted); err != nil {
 			return nil, err
 		}
-		g.relate("post:"+st.ID, relQuotes, "post:"+quote.ID)
+		g.Relate("post:"+st.ID, relQuotes, "post:"+quote.ID)
 	}
 
 	author := st.Author.Name
@@ -258,7 +199,7 @@ func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 	disp := &adapterv1.Display{
 		Text:       st.Text,
 		TextKind:   adapterv1.TextKind_TEXT_KIND_PLAIN,
-		Summary:    summary(author, st.Text, g.media[:len(display)]),
+		Summary:    summary(author, st.Text, g.Media[:len(display)]),
 		AuthorName: author,
 	}
 	if t, ok := publishedAt(st); ok {
@@ -267,12 +208,8 @@ func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 	return &adapterv1.FetchResponse{
 		Visibility: adapterv1.Visibility_VISIBILITY_PUBLIC,
 		Display:    disp,
-		Media:      g.media,
-		Graph: &adapterv1.Graph{
-			RootKey:   "post:" + st.ID,
-			Entities:  g.entities,
-			Relations: g.relations,
-		},
+		Media:      g.Media,
+		Graph:      g.Proto("post:" + st.ID),
 		RelatedTargets: []*adapterv1.RelatedTarget{{
 			Url:                 profileURL(st.Author),
 			RefreshAfterSeconds: authorRefreshSeconds,
@@ -444,8 +381,4 @@ func snowflakeTime(id string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.UnixMilli(int64(n>>22) + snowflakeEpochMS).UTC(), true
-}
-
-func fetchErr(code adapterv1.ErrorCode, msg string) *adapterv1.FetchResponse {
-	return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: code, Message: msg}}
 }

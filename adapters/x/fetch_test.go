@@ -13,9 +13,23 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/monitorhq/monitor/adapters/kit/kittest"
 	"github.com/monitorhq/monitor/adapters/x"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
+
+type entityView struct {
+	Key, Type, ExternalID string
+	Resources             []uint32
+}
+
+func viewEntities(es []*adapterv1.Entity) []entityView {
+	out := make([]entityView, 0, len(es))
+	for _, e := range es {
+		out = append(out, entityView{e.GetKey(), e.GetType(), e.GetExternalId(), e.GetResourceIndexes()})
+	}
+	return out
+}
 
 // mediaView is what a person (or core's download step) reads of a Media.
 type mediaView struct {
@@ -43,39 +57,6 @@ func viewMedia(t *testing.T, ms []*adapterv1.Media) []mediaView {
 		})
 	}
 	return out
-}
-
-type entityView struct {
-	Key, Type, ExternalID string
-	Resources             []uint32
-}
-
-func viewEntities(es []*adapterv1.Entity) []entityView {
-	out := make([]entityView, 0, len(es))
-	for _, e := range es {
-		out = append(out, entityView{e.GetKey(), e.GetType(), e.GetExternalId(), e.GetResourceIndexes()})
-	}
-	return out
-}
-
-func viewRelations(rs []*adapterv1.Relation) []string {
-	out := make([]string, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, r.GetFromKey()+" -"+r.GetName()+"-> "+r.GetToKey())
-	}
-	return out
-}
-
-// entityData returns the data_json of the entity with key.
-func entityData(t *testing.T, resp *adapterv1.FetchResponse, key string) string {
-	t.Helper()
-	for _, e := range resp.GetGraph().GetEntities() {
-		if e.GetKey() == key {
-			return e.GetDataJson()
-		}
-	}
-	t.Fatalf("no entity %s", key)
-	return ""
 }
 
 const (
@@ -221,7 +202,7 @@ func TestFetchFixtures(t *testing.T) {
 		t.Run(w.fixture, func(t *testing.T) {
 			resp := h.fetchPost(t, id)
 			require.Nil(t, resp.GetError())
-			h.checkGraph(t, resp)
+			kittest.CheckGraph(t, h.schemas, resp)
 
 			require.Equal(t, adapterv1.Visibility_VISIBILITY_PUBLIC, resp.GetVisibility())
 			d := resp.GetDisplay()
@@ -248,9 +229,9 @@ func TestFetchFixtures(t *testing.T) {
 			g := resp.GetGraph()
 			require.Equal(t, "post:"+id, g.GetRootKey())
 			require.Equal(t, w.entities, viewEntities(g.GetEntities()))
-			require.Equal(t, w.relations, viewRelations(g.GetRelations()))
-			require.JSONEq(t, w.postData, entityData(t, resp, "post:"+id))
-			require.JSONEq(t, strings.ReplaceAll(archivistProfile, "%[1]s", base), entityData(t, resp, "profile:"+archivistID))
+			require.Equal(t, w.relations, kittest.ViewRelations(g.GetRelations()))
+			require.JSONEq(t, w.postData, kittest.EntityData(t, resp, "post:"+id))
+			require.JSONEq(t, strings.ReplaceAll(archivistProfile, "%[1]s", base), kittest.EntityData(t, resp, "profile:"+archivistID))
 
 			require.Len(t, resp.GetSourceResponses(), 1)
 			src := resp.GetSourceResponses()[0]
@@ -268,20 +249,20 @@ func TestFetchFixtures(t *testing.T) {
 
 	// Entity data is plain JSON, without HTML escapes.
 	resp := h.fetchPost(t, "2078399740166950912")
-	require.Contains(t, entityData(t, resp, "post:2078399740166950912"), "harbour & the old crane")
+	require.Contains(t, kittest.EntityData(t, resp, "post:2078399740166950912"), "harbour & the old crane")
 
 	// The quoted post's data and its author.
 	resp = h.fetchPost(t, "2079906847374594048")
 	require.JSONEq(t, `{"id":"2079645815421145088","url":"https://x.com/harbor_notes_demo/status/2079645815421145088",
 		"text":"New tide table for August is up. Spring tides on the 9th and 23rd; mind the causeway.",
 		"created_at":"2026-07-21T19:12:55Z","lang":"en","likes":1504,"reposts":220,"replies":31,"views":20311,
-		"sensitive":false,"source":"Twitter Web App"}`, entityData(t, resp, "post:2079645815421145088"))
+		"sensitive":false,"source":"Twitter Web App"}`, kittest.EntityData(t, resp, "post:2079645815421145088"))
 	require.JSONEq(t, `{"id":"995952779720409089","handle":"harbor_notes_demo","name":"Harbor Notes (demo)",
 		"description":"Tide tables, causeway closures and fog reports. Unofficial demo account.",
 		"avatar_url":"`+base+`/media/pbs.twimg.com/profile_images/1814309216057106432/Hn3vB8qZ.jpg",
 		"banner_url":"`+base+`/media/pbs.twimg.com/profile_banners/995952779720409089/1721400000",
 		"followers":20433,"following":118,"posts":12055,"created_at":"2018-05-14T09:03:41Z","location":"Harbour City",
-		"url":"https://x.com/harbor_notes_demo","protected":false}`, entityData(t, resp, "profile:995952779720409089"))
+		"url":"https://x.com/harbor_notes_demo","protected":false}`, kittest.EntityData(t, resp, "profile:995952779720409089"))
 
 	// Every API request carried the adapter's User-Agent.
 	for _, r := range h.fake.Requests() {
@@ -396,7 +377,7 @@ func TestFetchUpstreamErrors(t *testing.T) {
 		h := newHarness(t, nil)
 		h.fake.SetOverride("/2/status/"+free, 200, "application/json", []byte(valid("")))
 		resp := h.fetchPost(t, free)
-		h.checkGraph(t, resp)
+		kittest.CheckGraph(t, h.schemas, resp)
 		require.Equal(t, "A：hi", resp.GetDisplay().GetSummary())
 		// No timestamp in the body: the time comes from the snowflake id.
 		require.Equal(t, time.UnixMilli(int64(1000000000000000009>>22)+1288834974657).UTC(),
@@ -445,7 +426,7 @@ func TestFetchUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	addr := lis.Addr().String()
 	require.NoError(t, lis.Close())
-	client := serve(t, x.New(x.Options{BaseURL: "http://" + addr}))
+	client := kittest.Serve(t, x.New(x.Options{BaseURL: "http://" + addr}))
 	resp, err := client.Fetch(context.Background(), &adapterv1.FetchRequest{
 		ProviderId: "fxtwitter",
 		Target:     &adapterv1.Target{Platform: "x", EntityType: "x.post", ExternalId: "1"},

@@ -1,12 +1,7 @@
 package x
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -128,25 +123,6 @@ func TestSummary(t *testing.T) {
 	require.Equal(t, "Ann：just text", summary("Ann", "just text", nil))
 }
 
-func TestRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-	tests := map[string]uint32{
-		"":                              60,
-		"60":                            60,
-		" 5 ":                           5,
-		"0":                             1,
-		"-3":                            1,
-		"99999999999":                   86400,
-		"soon":                          60,
-		"Wed, 01 Jul 2026 12:02:00 GMT": 120,
-		"Wed, 01 Jul 2026 11:00:00 GMT": 1,
-	}
-	for in, want := range tests {
-		require.Equal(t, want, retryAfter(in, now), "%q", in)
-	}
-}
-
 func TestSnowflakeTime(t *testing.T) {
 	t.Parallel()
 	got, ok := snowflakeTime("2078399740166950912")
@@ -155,25 +131,4 @@ func TestSnowflakeTime(t *testing.T) {
 	require.Equal(t, int64(1784364087), got.Unix())
 	_, ok = snowflakeTime("20") // a 2006 post: no time inside
 	require.False(t, ok)
-}
-
-// TestReadLimitWithoutContentLength covers a chunked answer, where only
-// the bounded read can notice the size.
-func TestReadLimitWithoutContentLength(t *testing.T) {
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		for range 4 {
-			_, _ = w.Write([]byte(strings.Repeat(" ", 512)))
-			w.(http.Flusher).Flush()
-		}
-	}))
-	t.Cleanup(srv.Close)
-	a := New(Options{BaseURL: srv.URL + "/", MaxResponseBytes: 2047})
-	_, e := a.get(context.Background(), "/2/status/1")
-	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_TOO_LARGE, e.GetCode())
-	a = New(Options{BaseURL: srv.URL, MaxResponseBytes: 2048})
-	resp, e := a.get(context.Background(), "/2/status/1")
-	require.Nil(t, e)
-	require.Len(t, resp.body, 2048)
 }

@@ -3,18 +3,12 @@ package x
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
-
-// maxURLLength bounds what Resolve reads; real X links are far shorter.
-const maxURLLength = 4096
 
 // reservedPaths are first path segments of x.com pages that are not
 // profiles. "i" is handled before this list (it has post and user forms).
@@ -41,57 +35,17 @@ func profileTab(seg string) bool {
 // Resolve turns an X URL into a target. Failures are answered in
 // ResolveResponse.error; only an empty request is an RPC error.
 func (a *Adapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*adapterv1.ResolveResponse, error) {
-	if req == nil || strings.TrimSpace(req.GetUrl()) == "" {
-		return nil, status.Error(codes.InvalidArgument, "resolve: url is required")
+	if err := kit.CheckRequest(req); err != nil {
+		return nil, err
 	}
 	return resolve(req.GetUrl()), nil
 }
 
 // resolve does the work of Resolve on a non-empty URL.
 func resolve(raw string) *adapterv1.ResolveResponse {
-	raw = strings.TrimSpace(raw)
-	if len(raw) > maxURLLength {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
-			fmt.Sprintf("the URL is longer than %d characters; X links are much shorter", maxURLLength))
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "this is not a valid URL; send an x.com link")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
-			"only http and https links are accepted; send an https://x.com/... link")
-	}
-	if u.Opaque != "" || u.Host == "" {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "the URL has no host; send an https://x.com/... link")
-	}
-	host := strings.ToLower(u.Hostname())
-	if !isHost(host) {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER,
-			fmt.Sprintf("%s is not an X host", quoteShort(host)))
-	}
-	if u.User != nil {
-		// https://x.com@evil.example/ and friends: a link with credentials
-		// is either a trick or a mistake; neither is an X link.
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, "links with a user name before the host are not X links")
-	}
-	if port := u.Port(); port != "" && !(u.Scheme == "https" && port == "443") && !(u.Scheme == "http" && port == "80") {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, fmt.Sprintf("port %s is not an X port", quoteShort(port)))
-	}
-
-	// EscapedPath keeps %2F inside a segment, so an encoded slash can never
-	// create a path form the person did not write.
-	p := strings.TrimPrefix(u.EscapedPath(), "/")
-	p = strings.TrimSuffix(p, "/")
-	if p == "" {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
-			"this is the X home page, not a post or a profile; send a link to a post or a profile")
-	}
-	segs := strings.Split(p, "/")
-	for _, s := range segs {
-		if s == "" {
-			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link's path has an empty segment (//); copy the link again")
-		}
+	segs, resp := gate().Check(raw)
+	if resp != nil {
+		return resp
 	}
 	first := strings.ToLower(segs[0])
 
@@ -99,13 +53,13 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 		return resolveI(segs)
 	}
 	if reservedPath(first) {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 			fmt.Sprintf("x.com/%s is an X page, not a post or a profile; send a link to a post or a profile", first))
 	}
 	handle := segs[0]
 	if !validHandle(handle) {
-		return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
-			fmt.Sprintf("%s is not a valid X handle (1 to %d letters, digits or _)", quoteShort(handle), maxHandleLen))
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			fmt.Sprintf("%s is not a valid X handle (1 to %d letters, digits or _)", kit.Quote(handle), maxHandleLen))
 	}
 	handle = strings.ToLower(handle)
 	if len(segs) == 1 || (len(segs) == 2 && profileTab(strings.ToLower(segs[1]))) {
@@ -113,7 +67,7 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 	}
 	if second := strings.ToLower(segs[1]); second == "status" || second == "statuses" {
 		if len(segs) < 3 {
-			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no post id after /status/; copy the link again")
+			return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no post id after /status/; copy the link again")
 		}
 		id, errResp := postID(segs[2])
 		if errResp != nil {
@@ -123,15 +77,15 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 		// translation suffix) points into the same post.
 		return postTarget(id, "https://x.com/"+handle+"/status/"+id)
 	}
-	return resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+	return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 		"this X page is not supported; send a link to a post (x.com/<handle>/status/<id>) or a profile (x.com/<handle>)")
 }
 
 // resolveI handles the /i/... forms: /i/status/<id>, /i/web/status/<id>
 // and /i/user/<id>.
 func resolveI(segs []string) *adapterv1.ResolveResponse {
-	missing := resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link is missing its id; copy the link again")
-	unsupported := resolveErr(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+	missing := kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link is missing its id; copy the link again")
+	unsupported := kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 		"this x.com/i/ page is not a post or a profile; send a link to a post or a profile")
 	if len(segs) < 2 {
 		return unsupported
@@ -159,8 +113,8 @@ func resolveI(segs []string) *adapterv1.ResolveResponse {
 		}
 		id, ok := parseID(segs[2])
 		if !ok {
-			return resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
-				fmt.Sprintf("user id %s is not a valid X user id", quoteShort(segs[2])))
+			return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+				fmt.Sprintf("user id %s is not a valid X user id", kit.Quote(segs[2])))
 		}
 		return profileTarget("id:"+id, "https://x.com/i/user/"+id)
 	}
@@ -181,8 +135,8 @@ func iPost(seg string) *adapterv1.ResolveResponse {
 func postID(seg string) (string, *adapterv1.ResolveResponse) {
 	id, ok := parseID(seg)
 	if !ok {
-		return "", resolveErr(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
-			fmt.Sprintf("post id %s is not a valid X post id", quoteShort(seg)))
+		return "", kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			fmt.Sprintf("post id %s is not a valid X post id", kit.Quote(seg)))
 	}
 	return id, nil
 }
@@ -248,18 +202,4 @@ func profileTarget(externalID, canonical string) *adapterv1.ResolveResponse {
 		RefreshOnSubmit: true,
 		Collection:      true,
 	}
-}
-
-func resolveErr(code adapterv1.ErrorCode, msg string) *adapterv1.ResolveResponse {
-	return &adapterv1.ResolveResponse{Error: &adapterv1.Error{Code: code, Message: msg}}
-}
-
-// quoteShort quotes s for a message, cut to a readable length, so hostile
-// input cannot fill or garble what a person reads.
-func quoteShort(s string) string {
-	const limit = 40
-	if r := []rune(s); len(r) > limit {
-		s = string(r[:limit]) + "…"
-	}
-	return strconv.Quote(s)
 }

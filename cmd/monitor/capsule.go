@@ -125,12 +125,17 @@ func newImportCapsuleCmd(d *deps) *cobra.Command {
 		Long: `Add a capsule's collections to a tenant's archive. The capsule is checked first
 (see monitor check) and refused whole when it has errors.
 
-Import is idempotent by collection id: a collection the tenant saved already
-is skipped, one this instance holds already is saved for the tenant without
-touching its content, and only new ones are created. Media are verified by
-SHA-256 and stored once. The tenant's quota applies: when the import does not
-fit, nothing is imported. --dry-run reports what would happen and writes
-nothing. Private collections are left out unless --include-private is given.`,
+Everything imported is private to the tenant, whatever the capsule claims: an
+import is no proof of what a public post says, so nothing is shared with other
+tenants and nothing they hold is linked or changed. A collection gets the id
+of its private identity here (the report says when that differs from the
+file); sending the post's link later archives the public post, which then
+takes the copy's place. Import is idempotent: a post the tenant saved already
+is skipped. Media are verified by SHA-256. The tenant's quota applies, checked
+from the capsule's stated sizes before anything is stored: when the import
+does not fit, nothing is imported. --dry-run reports what would happen and
+writes nothing. Collections marked private are left out unless
+--include-private is given.`,
 		Example: `  monitor import capsule alice-capsule --tenant alice --dry-run
   monitor import capsule alice.zip --tenant alice`,
 		Args: exactArgs(1, "the capsule folder or zip file"),
@@ -167,7 +172,11 @@ nothing. Private collections are left out unless --include-private is given.`,
 
 func (d *deps) printImportReport(rep importer.Report) {
 	for _, o := range rep.Created {
-		d.printf("created  %s  %s\n", o.ID, o.Label)
+		if o.Reason == "" {
+			d.printf("created  %s  %s\n", o.ID, o.Label)
+		} else {
+			d.printf("created  %s  %s  (%s)\n", o.ID, o.Label, o.Reason)
+		}
 	}
 	for _, o := range rep.Linked {
 		d.printf("linked   %s  %s  (%s)\n", o.ID, o.Label, o.Reason)

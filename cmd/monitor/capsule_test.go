@@ -50,6 +50,8 @@ func TestCapsuleCommands(t *testing.T) {
 	out, errOut, code = cli(t, dst, "import", "capsule", zipPath, "--tenant", "bob")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "imported: 2 created, 0 linked, 0 skipped")
+	require.Contains(t, out, "the capsule calls it public, but an import is no proof of that: it is private to you, as ",
+		"the report says the copy is private and its id changed")
 	out, errOut, code = cli(t, dst, "import", "capsule", dir, "--tenant", "bob")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "imported: 0 created, 0 linked, 2 skipped")

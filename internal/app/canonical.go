@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
+
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 	"github.com/monitorhq/monitor/internal/store"
 )
@@ -64,8 +66,8 @@ func (a *App) moveToCanonical(ctx context.Context, tx *store.Tx, c store.Capture
 
 // canonicalCollection is the collection a submission of coll belongs to:
 // coll itself, or the canonical collection an earlier capture found for it.
-func canonicalCollection(ctx context.Context, tx *store.Tx, coll store.Collection) (store.Collection, error) {
-	to, ok, err := tx.CollectionCanonical(ctx, coll.ID)
+func canonicalCollection(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, coll store.Collection) (store.Collection, error) {
+	to, ok, err := tx.CollectionCanonical(ctx, tenantID, coll.ID)
 	if err != nil || !ok {
 		return coll, err
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -22,8 +23,8 @@ import (
 // capsule back in. The capsule packages convert between these plain values
 // and files; nothing here knows the file format.
 
-// privateAccessScope is the access scope of private content imported from
-// a capsule: only the importing tenant may see it.
+// privateAccessScope is the access scope of private content, such as
+// everything imported from a capsule: only its tenant may see it.
 const privateAccessScope = "private"
 
 // exportPage is how many saved collections one read fetches.
@@ -46,7 +47,10 @@ type ExportedCollection struct {
 	ExternalID  string
 	SourceURL   string
 	Visibility  string
-	SavedAt     time.Time
+	// ClaimedVisibility is what the capsule this collection was imported
+	// from claimed ("" for captured content).
+	ClaimedVisibility string
+	SavedAt           time.Time
 	// Current is the current revision.
 	Current ExportedRevision
 	// History holds the earlier revisions, oldest first (with History).
@@ -103,7 +107,8 @@ func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts Ex
 
 func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, history bool) (ExportedCollection, error) {
 	ec := ExportedCollection{ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ObjectScope: sc.ObjectScope,
-		ExternalID: sc.ExternalID, SourceURL: sc.SourceURL, Visibility: sc.Visibility, SavedAt: sc.SavedAt}
+		ExternalID: sc.ExternalID, SourceURL: sc.SourceURL, Visibility: sc.Visibility, ClaimedVisibility: sc.ClaimedVisibility,
+		SavedAt: sc.SavedAt}
 	var revs []store.Revision
 	if history {
 		all, err := a.store.RevisionList(ctx, sc.ID)
@@ -161,15 +166,22 @@ func (a *App) exportedRevision(ctx context.Context, r store.Revision) (ExportedR
 // ImportCollection is one collection to import: its identity, when the
 // tenant saved it, and its revisions.
 type ImportCollection struct {
-	// ID is kept: a collection's id is the same on every instance.
+	// ID is the id the source gave it. It is only reported: the imported
+	// copy gets the id of its private identity in the importer's scope.
 	ID          uuid.UUID
 	Platform    string
 	EntityType  string
 	ObjectScope string
 	ExternalID  string
 	SourceURL   string
-	Visibility  string
-	SavedAt     time.Time
+	// Visibility is what the source states, public or private. It is a
+	// claim, recorded but never granted: imports are private.
+	Visibility string
+	// ClaimedVisibility, when set, is an earlier claim the source carries
+	// on (a capsule exported from an imported copy); it wins over
+	// Visibility as the claim recorded.
+	ClaimedVisibility string
+	SavedAt           time.Time
 	// Revisions are oldest first; the last one becomes current.
 	Revisions []ImportRevision
 	// Label names the collection in the report (its capsule file).
@@ -241,20 +253,27 @@ type ImportOptions struct {
 
 // ImportOutcome is what happened to one collection.
 type ImportOutcome struct {
-	ID     uuid.UUID
+	// ID is the collection's id in this archive.
+	ID uuid.UUID
+	// FileID is the id the source gave it; it differs from ID when the
+	// import gave the collection its private id.
+	FileID uuid.UUID
 	Label  string
+	// Reason explains a skip or link, and for a created collection what
+	// changed from the file (visibility, id); "" when nothing did.
 	Reason string
 }
 
 // ImportReport says what an import did (or, dry, would do).
 type ImportReport struct {
 	DryRun bool
-	// Created are collections new to this instance.
+	// Created are private copies new to the tenant's archive.
 	Created []ImportOutcome
-	// Linked existed on this instance already and are now saved by the
-	// tenant too; their content was not touched.
+	// Linked are the tenant's own earlier private copies, deleted but not
+	// purged yet, saved again; their content was not touched.
 	Linked []ImportOutcome
-	// Skipped were saved by the tenant already and were not touched.
+	// Skipped were saved by the tenant already (a private copy, or the
+	// public post) and were not touched.
 	Skipped []ImportOutcome
 	// UploadedFiles and UploadedBytes count media stored anew; ReusedFiles
 	// the media this instance held already.
@@ -285,17 +304,28 @@ type upload struct {
 }
 
 // ImportCollections writes collections read from a capsule into the
-// tenant's archive. It is idempotent by id: a collection the tenant saved
-// already is skipped, one that exists on the instance is only saved for
-// the tenant (its content is never overwritten), and only new collections
-// are created, with a complete stand-in capture per revision. New media
-// are stored before the transaction, deduplicated by SHA-256 within their
-// scope; everything in the database happens in one transaction, which the
-// tenant's quota can refuse whole.
+// tenant's archive. An import is no evidence of what a post says or of who
+// may see it, so every collection lands in the importing tenant's private
+// scope, whatever the file claims, with the id its private identity has
+// there (PrivateCollectionID); the claim is kept as the collection's
+// ClaimedVisibility and the report says when the id changed. Nothing
+// another tenant holds is ever linked or changed, public content included:
+// a live capture of the post is what makes it public, and it then takes
+// the imported copy's place (store.Tx.CaptureAdoptImports).
+//
+// It is idempotent: a post the tenant saved already (its private copy, or
+// the public collection) is skipped; a private copy it deleted is saved
+// again. The quota is checked first from the sizes the capsule states, so
+// a capsule that cannot fit uploads nothing; new media are then stored
+// before the transaction, deduplicated by SHA-256 in the tenant's scope,
+// and everything in the database happens in one transaction, which the
+// quota can still refuse whole. Whatever an import stored before it was
+// refused, for any reason, is deleted again.
 func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items []ImportCollection, opts ImportOptions) (ImportReport, error) {
 	ctx = store.WithTenant(ctx, tenantID)
 	rep := ImportReport{DryRun: opts.DryRun}
-	if _, err := a.store.TenantGetByID(ctx, tenantID); err != nil {
+	tenant, err := a.store.TenantGetByID(ctx, tenantID)
+	if err != nil {
 		if isNotFound(err) {
 			return rep, errorf(ErrNotFound, "no tenant with id %s", tenantID)
 		}
@@ -309,72 +339,73 @@ func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items [
 
 	// Plan: which collections are new, and which of their media this
 	// instance lacks. Nothing is locked; the transaction looks again.
-	fresh := map[uuid.UUID]bool{}
+	fresh := make([]bool, len(items))
 	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		for _, it := range items {
-			exists, err := tx.CollectionExists(ctx, it.ID)
+		for i, it := range items {
+			st, _, err := importStateOf(ctx, tx, tenantID, it)
 			if err != nil {
 				return err
 			}
-			if !exists {
-				_, err := tx.CollectionGetByIdentity(ctx, identityOf(it, tenantID))
-				if err != nil && !isNotFound(err) {
-					return err
-				}
-				fresh[it.ID] = isNotFound(err)
-			}
+			fresh[i] = st == importNew
 		}
 		return nil
 	}); err != nil {
 		return rep, err
 	}
-	needed := map[importScope][]string{}
-	seen := map[scopedSHA]bool{}
-	for _, it := range items {
-		if !fresh[it.ID] {
+	sc := importScope{data: tenantID, access: privateAccessScope}
+	var needed []string
+	seen := map[string]bool{}
+	sizes := map[string]int64{} // sha256 → the size the capsule states
+	var contentBytes int64
+	for i, it := range items {
+		if !fresh[i] {
 			continue
 		}
-		sc := scopeOf(it.Visibility, tenantID)
-		for _, sum := range it.mediaSHAs() {
-			k := scopedSHA{sc, sum}
-			if !seen[k] {
-				seen[k] = true
-				needed[sc] = append(needed[sc], sum)
+		contentBytes += it.contentBytes()
+		for _, m := range it.media() {
+			sizes[m.sha] = max(sizes[m.sha], m.size)
+			if !seen[m.sha] {
+				seen[m.sha] = true
+				needed = append(needed, m.sha)
 			}
 		}
 	}
+	have, err := a.store.BlobsExisting(ctx, sc.data, sc.access, needed)
+	if err != nil {
+		return rep, err
+	}
 	var missing []scopedSHA
-	for sc, sums := range needed {
-		have, err := a.store.BlobsExisting(ctx, sc.data, sc.access, sums)
+	var missingBytes int64
+	for _, s := range needed {
+		if !have[s] {
+			missing = append(missing, scopedSHA{sc, s})
+			missingBytes += sizes[s]
+		}
+	}
+
+	// The quota, before anything is uploaded: the new revisions' content
+	// and the media this tenant's scope lacks are a lower bound of what
+	// the import adds, so a capsule over it is refused without storing a
+	// byte. The transaction checks the exact figure again.
+	if tenant.QuotaBytes != nil && (contentBytes > 0 || missingBytes > 0) {
+		u, err := a.store.TenantUsage(ctx, tenantID)
 		if err != nil {
 			return rep, err
 		}
-		for _, s := range sums {
-			if !have[s] {
-				missing = append(missing, scopedSHA{sc, s})
-			}
+		if add := contentBytes + missingBytes; u.UsedBytes+u.ReservedBytes+add >= *tenant.QuotaBytes {
+			return rep, fmt.Errorf("nothing was imported: %w", &QuotaError{UsedBytes: u.UsedBytes, ReservedBytes: u.ReservedBytes,
+				QuotaBytes: *tenant.QuotaBytes, AddBytes: add})
 		}
 	}
 
 	uploads := map[scopedSHA]upload{}
 	if !opts.DryRun {
-		var err error
 		if uploads, err = a.uploadImportMedia(ctx, tenantID, missing, opts); err != nil {
 			return rep, err
 		}
 	}
-	cleanup := func() {
-		ids := make([]uuid.UUID, 0, len(uploads))
-		for _, u := range uploads {
-			ids = append(ids, u.objectID)
-		}
-		bg := context.WithoutCancel(ctx)
-		if err := a.store.ObjectsMarkGarbage(bg, ids); err != nil {
-			a.log.WarnContext(ctx, "import: could not mark uploads garbage; the object collector finds them after the grace period", "err", err)
-		}
-	}
 
-	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
 		rep.Created, rep.Linked, rep.Skipped = nil, nil, nil
 		rep.UploadedFiles, rep.UploadedBytes, rep.ReusedFiles = 0, 0, 0
 		tenant, err := tx.TenantGetByID(ctx, tenantID)
@@ -410,7 +441,7 @@ func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items [
 		return rep, nil
 	}
 	if err != nil {
-		cleanup()
+		a.discardUploads(ctx, uploads)
 		var qe *QuotaError
 		if errors.As(err, &qe) {
 			return ImportReport{DryRun: opts.DryRun}, fmt.Errorf("nothing was imported: %w", err)
@@ -418,6 +449,33 @@ func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items [
 		return ImportReport{DryRun: opts.DryRun}, err
 	}
 	return rep, nil
+}
+
+// discardUploads deletes the bytes an import stored when the import did
+// not commit, and then their records; an object whose bytes could not be
+// deleted is left to the object collector, marked garbage.
+func (a *App) discardUploads(ctx context.Context, uploads map[scopedSHA]upload) {
+	if len(uploads) == 0 {
+		return
+	}
+	bg := context.WithoutCancel(ctx)
+	var gone, left []uuid.UUID
+	for _, u := range uploads {
+		if err := a.blob.Delete(bg, u.key); err != nil {
+			a.log.WarnContext(ctx, "import: could not delete an upload; the object collector removes it after the grace period",
+				slog.String("object", u.objectID.String()), slog.String("err", err.Error()))
+			left = append(left, u.objectID)
+			continue
+		}
+		gone = append(gone, u.objectID)
+	}
+	if err := a.store.ObjectsDeleteUnattached(bg, gone); err != nil {
+		a.log.WarnContext(ctx, "import: could not delete the records of removed uploads", slog.String("err", err.Error()))
+		left = append(left, gone...)
+	}
+	if err := a.store.ObjectsMarkGarbage(bg, left); err != nil {
+		a.log.WarnContext(ctx, "import: could not mark uploads garbage; the object collector finds them after the grace period", slog.String("err", err.Error()))
+	}
 }
 
 // checkImportItem refuses what the database would refuse with a less
@@ -428,6 +486,8 @@ func checkImportItem(it *ImportCollection) error {
 		return errorf(ErrInvalid, "%s: a collection needs an id", it.Label)
 	case it.Visibility != store.Public && it.Visibility != store.Private:
 		return errorf(ErrInvalid, "%s: visibility must be public or private", it.Label)
+	case it.ClaimedVisibility != "" && it.ClaimedVisibility != store.Public && it.ClaimedVisibility != store.Private:
+		return errorf(ErrInvalid, "%s: claimed_visibility must be public or private", it.Label)
 	case it.Platform == "" || it.EntityType == "" || it.ExternalID == "":
 		return errorf(ErrInvalid, "%s: a collection needs platform, kind and external_id", it.Label)
 	case len(it.Revisions) == 0:
@@ -436,36 +496,116 @@ func checkImportItem(it *ImportCollection) error {
 	return nil
 }
 
-func scopeOf(visibility string, tenantID uuid.UUID) importScope {
-	if visibility == store.Private {
-		return importScope{data: tenantID, access: privateAccessScope}
+// claim is the visibility the source claimed for the collection.
+func (it ImportCollection) claim() string {
+	if it.ClaimedVisibility != "" {
+		return it.ClaimedVisibility
 	}
-	return importScope{data: store.PublicScope, access: publicAccessScope}
+	return it.Visibility
 }
 
+// identityOf is the collection an import creates for it: always private to
+// the importing tenant, with the id of that private identity.
 func identityOf(it ImportCollection, tenantID uuid.UUID) store.Collection {
-	sc := scopeOf(it.Visibility, tenantID)
 	return store.Collection{
-		ID: it.ID, TenantID: tenantID, Visibility: it.Visibility, DataScope: sc.data, AccessScope: sc.access,
+		ID:         PrivateCollectionID(tenantID, it.Platform, it.EntityType, it.ObjectScope, it.ExternalID),
+		TenantID:   tenantID,
+		Visibility: store.Private, DataScope: tenantID, AccessScope: privateAccessScope,
 		Platform: it.Platform, EntityType: it.EntityType, ObjectScope: it.ObjectScope, ExternalID: it.ExternalID,
-		AdapterID: it.Platform, SourceURL: it.SourceURL,
+		AdapterID: it.Platform, SourceURL: it.SourceURL, ClaimedVisibility: it.claim(),
 	}
 }
 
-// mediaSHAs lists every media content the collection's revisions show.
-func (it ImportCollection) mediaSHAs() []string {
-	var out []string
+// importState is what an import does with one collection.
+type importState int
+
+const (
+	importNew          importState = iota // create the private copy
+	importSavedPublic                     // the tenant saved the public post: skip
+	importSavedPrivate                    // the tenant saved its private copy: skip
+	importRelink                          // the private copy exists unsaved: save it again
+)
+
+// importStateOf looks the collection up among what the tenant may see: its
+// own private copy of the post and the public collection, never the file's
+// id (which might name anyone's content). existing is the collection found.
+func importStateOf(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection) (importState, store.Collection, error) {
+	pub := PublicCollectionID(it.Platform, it.EntityType, it.ObjectScope, it.ExternalID)
+	saved, err := tx.TenantCollectionExists(ctx, tenantID, pub)
+	if err != nil {
+		return 0, store.Collection{}, err
+	}
+	if saved {
+		return importSavedPublic, store.Collection{ID: pub}, nil
+	}
+	existing, err := tx.CollectionGetByIdentity(ctx, identityOf(it, tenantID))
+	if isNotFound(err) {
+		return importNew, store.Collection{}, nil
+	}
+	if err != nil {
+		return 0, store.Collection{}, err
+	}
+	if saved, err = tx.TenantCollectionExists(ctx, tenantID, existing.ID); err != nil {
+		return 0, store.Collection{}, err
+	}
+	if saved {
+		return importSavedPrivate, existing, nil
+	}
+	return importRelink, existing, nil
+}
+
+// importNote says, for the report, how an imported collection differs from
+// what its file said.
+func importNote(it ImportCollection, id uuid.UUID) string {
+	switch {
+	case it.claim() == store.Public:
+		return fmt.Sprintf("the capsule calls it public, but an import is no proof of that: it is private to you, as %s (the file said %s); send its link to archive the public post, which then takes this copy's place", id, it.ID)
+	case id != it.ID:
+		return fmt.Sprintf("private to you, as %s (the file said %s)", id, it.ID)
+	}
+	return ""
+}
+
+// importedMedia is one media file an imported collection shows.
+type importedMedia struct {
+	sha  string
+	size int64
+}
+
+// media lists every media content the collection's revisions show, with
+// the size the capsule states (0 when it states none).
+func (it ImportCollection) media() []importedMedia {
+	var out []importedMedia
 	for _, r := range it.Revisions {
 		for _, m := range r.Media {
-			out = append(out, m.SHA256)
+			out = append(out, importedMedia{m.SHA256, m.Size})
 		}
 		for _, e := range r.Graph.Entities {
 			for _, res := range e.Resources {
-				out = append(out, res.SHA256)
+				out = append(out, importedMedia{res.SHA256, res.Size})
 			}
 		}
 	}
 	return out
+}
+
+// contentBytes is what the collection's distinct revisions' content counts
+// against the quota.
+func (it ImportCollection) contentBytes() int64 {
+	var n int64
+	seen := map[string]bool{}
+	for _, r := range it.Revisions {
+		body, err := json.Marshal(importContent(r, it.SourceURL))
+		if err != nil {
+			continue // importOne reports it
+		}
+		sum := sha256.Sum256(body)
+		if h := hex.EncodeToString(sum[:]); !seen[h] {
+			seen[h] = true
+			n += int64(len(body))
+		}
+	}
+	return n
 }
 
 // uploadImportMedia stores the media an import lacks, recording each
@@ -529,15 +669,13 @@ func (a *App) uploadImportMedia(ctx context.Context, tenantID uuid.UUID, missing
 	if err := ctx.Err(); err == nil && len(errs) == 0 {
 		return out, nil
 	}
-	ids := make([]uuid.UUID, len(objs))
+	// Every object recorded, uploaded or not: a failed upload may have
+	// left part of its bytes, and deleting a missing key is no error.
+	all := make(map[scopedSHA]upload, len(objs))
 	for i, o := range objs {
-		ids[i] = o.ID
+		all[missing[i]] = upload{objectID: o.ID, key: o.Key}
 	}
-	bg := context.WithoutCancel(ctx)
-	for _, u := range out {
-		_ = a.blob.Delete(bg, u.key)
-	}
-	_ = a.store.ObjectsMarkGarbage(bg, ids)
+	a.discardUploads(ctx, all)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -564,47 +702,42 @@ func (a *App) putImportMedia(ctx context.Context, key, sum string, open func(str
 // importOne imports one collection inside the import's transaction.
 func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection,
 	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) error {
-	out := ImportOutcome{ID: it.ID, Label: it.Label}
-	link := func(id uuid.UUID, reason string) error {
-		created, err := tx.TenantCollectionSaveAt(ctx, tenantID, id, it.SavedAt)
-		if err != nil {
-			return err
-		}
-		out.ID = id
-		if created {
-			out.Reason = reason
-			rep.Linked = append(rep.Linked, out)
-		} else {
-			out.Reason = "saved in this archive already"
-			rep.Skipped = append(rep.Skipped, out)
-		}
-		return nil
-	}
-	exists, err := tx.CollectionExists(ctx, it.ID)
+	out := ImportOutcome{ID: it.ID, FileID: it.ID, Label: it.Label}
+	state, existing, err := importStateOf(ctx, tx, tenantID, it)
 	if err != nil {
 		return err
 	}
-	if exists {
-		return link(it.ID, "on this instance already; its content was left as it is")
-	}
-	coll := identityOf(it, tenantID)
-	if other, err := tx.CollectionGetByIdentity(ctx, coll); err == nil {
-		return link(other.ID, fmt.Sprintf("the same post is on this instance as %s; its content was left as it is", other.ID))
-	} else if !isNotFound(err) {
-		return err
+	switch state {
+	case importSavedPublic:
+		out.ID, out.Reason = existing.ID, fmt.Sprintf("saved in this archive already, as the public post %s", existing.ID)
+		rep.Skipped = append(rep.Skipped, out)
+		return nil
+	case importSavedPrivate:
+		out.ID, out.Reason = existing.ID, "saved in this archive already"
+		if existing.ID != it.ID {
+			out.Reason = fmt.Sprintf("saved in this archive already, as %s", existing.ID)
+		}
+		rep.Skipped = append(rep.Skipped, out)
+		return nil
+	case importRelink:
+		if _, err := tx.TenantCollectionSaveAt(ctx, tenantID, existing.ID, it.SavedAt); err != nil {
+			return err
+		}
+		out.ID, out.Reason = existing.ID, fmt.Sprintf("your earlier copy %s is saved again; its content was left as it is", existing.ID)
+		rep.Linked = append(rep.Linked, out)
+		return nil
 	}
 
+	coll := identityOf(it, tenantID)
+	out.ID, out.Reason = coll.ID, importNote(it, coll.ID)
 	first := it.Revisions[0].CapturedAt
 	if first.IsZero() {
 		first = it.SavedAt
 	}
 	if err := tx.CollectionInsertAt(ctx, coll, first); err != nil {
-		if errors.Is(err, store.ErrConflict) {
-			return errorf(ErrInvalid, "%s: collection id %s is taken on this instance by content this tenant cannot see; nothing was imported", it.Label, it.ID)
-		}
 		return err
 	}
-	sc := scopeOf(it.Visibility, tenantID)
+	sc := importScope{data: coll.DataScope, access: coll.AccessScope}
 	byHash := map[string]uuid.UUID{}
 	var current uuid.UUID
 	for _, r := range it.Revisions {

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/channelapi"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 )
@@ -55,28 +54,28 @@ func newChannelBench(b *testing.B, driver string) *channelBench {
 	b.Helper()
 	st := storetest.New(b, driver)
 	a := app.New(app.Deps{Store: st, Log: storetest.Logger(b)})
-	h, err := a.ChannelHello(b.Context(), channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+	h, err := a.ChannelHello(b.Context(), app.ChannelInstance{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := a.ChannelPollLease(b.Context(), channelapi.PollLeaseRequest{ChannelID: h.ChannelID, Owner: benchPoller}); err != nil {
+	if _, err := a.ChannelPollLease(b.Context(), app.ChannelPollLeaseRequest{ChannelID: h.ChannelID, Owner: benchPoller}); err != nil {
 		b.Fatal(err)
 	}
 	return &channelBench{store: st, app: a, channel: h.ChannelID, nextID: 1}
 }
 
 // benchUpdate is a private-chat message with a link, as most updates are.
-func benchUpdate(userID int64) channelapi.Update {
+func benchUpdate(userID int64) app.ChannelUpdate {
 	const text = "https://x.com/archivist_demo/status/2078399740166950912"
-	return channelapi.Update{Kind: channelapi.UpdateMessage,
-		From:   channelapi.User{ID: userID, Username: fmt.Sprintf("user%d", userID), DisplayName: "Bench User", Language: "en"},
+	return app.ChannelUpdate{Kind: app.ChannelUpdateMessage,
+		From:   app.ChannelUser{ID: userID, Username: fmt.Sprintf("user%d", userID), DisplayName: "Bench User", Language: "en"},
 		ChatID: userID, ChatType: "private", Text: text,
-		Entities: []channelapi.Entity{{Type: "url", Offset: 0, Length: len(text)}}}
+		Entities: []app.ChannelEntity{{Type: "url", Offset: 0, Length: len(text)}}}
 }
 
 // batchOf is a batch of n updates from users, round robin.
-func batchOf(users []int64, n int) []channelapi.Update {
-	out := make([]channelapi.Update, n)
+func batchOf(users []int64, n int) []app.ChannelUpdate {
+	out := make([]app.ChannelUpdate, n)
 	for i := range out {
 		out[i] = benchUpdate(users[i%len(users)])
 	}
@@ -85,13 +84,13 @@ func batchOf(users []int64, n int) []channelapi.Update {
 
 // accept numbers the batch's updates from the next update id and stores
 // them, failing unless every one is stored.
-func (c *channelBench) accept(b *testing.B, batch []channelapi.Update) {
+func (c *channelBench) accept(b *testing.B, batch []app.ChannelUpdate) {
 	for i := range batch {
 		batch[i].UpdateID = c.nextID
 		batch[i].MessageID = c.nextID
 		c.nextID++
 	}
-	r, err := c.app.ChannelAcceptUpdates(b.Context(), channelapi.UpdatesRequest{ChannelID: c.channel, Owner: benchPoller, Updates: batch, NextOffset: c.nextID})
+	r, err := c.app.ChannelAcceptUpdates(b.Context(), app.ChannelUpdatesRequest{ChannelID: c.channel, Owner: benchPoller, Updates: batch, NextOffset: c.nextID})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,7 +167,7 @@ func benchmarkClaimDone(b *testing.B, driver string, backlog, claimMax int) {
 	c.finishedBacklog(b, first[0].Tenant.ID, backlog)
 
 	ready := 0
-	var leased []channelapi.Work
+	var leased []app.ChannelWork
 	for b.Loop() {
 		if len(leased) == 0 {
 			if ready < claimMax {
@@ -231,13 +230,13 @@ func (c *channelBench) finishedBacklog(b *testing.B, tenantID uuid.UUID, n int) 
 	}
 }
 
-func (c *channelBench) claim(b *testing.B, n int) []channelapi.Work {
-	work, err := c.app.ChannelClaim(b.Context(), channelapi.ClaimRequest{ChannelID: c.channel, Owner: benchOwner, Max: n})
+func (c *channelBench) claim(b *testing.B, n int) []app.ChannelWork {
+	work, err := c.app.ChannelClaim(b.Context(), app.ChannelClaimRequest{ChannelID: c.channel, Owner: benchOwner, Max: n})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, w := range work {
-		if w.Kind != channelapi.WorkUpdate || w.Update == nil {
+		if w.Kind != app.ChannelWorkUpdate || w.Update == nil {
 			b.Fatalf("claimed a %s item without its update", w.Kind)
 		}
 	}
@@ -252,7 +251,7 @@ func (c *channelBench) claim(b *testing.B, n int) []channelapi.Work {
 func BenchmarkChannelFirstContact(b *testing.B) {
 	eachChannelStore(b, func(b *testing.B, driver string) {
 		c := newChannelBench(b, driver)
-		batch := make([]channelapi.Update, 1)
+		batch := make([]app.ChannelUpdate, 1)
 		user := int64(7_000_000)
 		for b.Loop() {
 			user++

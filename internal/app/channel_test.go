@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -11,13 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/channelapi"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
-func message(updateID, userID int64, text string) channelapi.Update {
-	return channelapi.Update{UpdateID: updateID, Kind: channelapi.UpdateMessage, From: channelapi.User{ID: userID, Username: "user"},
+func message(updateID, userID int64, text string) app.ChannelUpdate {
+	return app.ChannelUpdate{UpdateID: updateID, Kind: app.ChannelUpdateMessage, From: app.ChannelUser{ID: userID, Username: "user"},
 		ChatID: userID, ChatType: "private", MessageID: updateID, Text: text}
 }
 
@@ -27,7 +27,7 @@ const poller = "poller"
 // hello registers the test bot and takes its poll lease for poller.
 func hello(t *testing.T, a *app.App) uuid.UUID {
 	t.Helper()
-	h, err := a.ChannelHello(context.Background(), channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+	h, err := a.ChannelHello(context.Background(), app.ChannelInstance{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
 	require.NoError(t, err)
 	pollLease(t, a, h.ChannelID)
 	return h.ChannelID
@@ -36,15 +36,15 @@ func hello(t *testing.T, a *app.App) uuid.UUID {
 // pollLease takes or renews the channel's poll lease for poller.
 func pollLease(t *testing.T, a *app.App, channel uuid.UUID) {
 	t.Helper()
-	l, err := a.ChannelPollLease(context.Background(), channelapi.PollLeaseRequest{ChannelID: channel, Owner: poller})
+	l, err := a.ChannelPollLease(context.Background(), app.ChannelPollLeaseRequest{ChannelID: channel, Owner: poller})
 	require.NoError(t, err)
 	require.True(t, l.Granted, "the poll lease is held by %q", l.Holder)
 }
 
 // claimAll leases every ready item of the channel.
-func claimAll(t *testing.T, a *app.App, channel uuid.UUID, owner string) []channelapi.Work {
+func claimAll(t *testing.T, a *app.App, channel uuid.UUID, owner string) []app.ChannelWork {
 	t.Helper()
-	w, err := a.ChannelClaim(context.Background(), channelapi.ClaimRequest{ChannelID: channel, Owner: owner, Max: 50})
+	w, err := a.ChannelClaim(context.Background(), app.ChannelClaimRequest{ChannelID: channel, Owner: owner, Max: 50})
 	require.NoError(t, err)
 	return w
 }
@@ -65,8 +65,8 @@ func TestChannelFirstMessagesRaceToOneTenant(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
-					Updates: []channelapi.Update{message(int64(100+i), 4242, "hi")}, NextOffset: int64(101 + i)})
+				_, errs[i] = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+					Updates: []app.ChannelUpdate{message(int64(100+i), 4242, "hi")}, NextOffset: int64(101 + i)})
 			}()
 		}
 		wg.Wait()
@@ -88,7 +88,7 @@ func TestChannelFirstMessagesRaceToOneTenant(t *testing.T) {
 		require.Len(t, work, n)
 		created := 0
 		for _, w := range work {
-			require.Equal(t, channelapi.WorkUpdate, w.Kind)
+			require.Equal(t, app.ChannelWorkUpdate, w.Kind)
 			require.Equal(t, work[0].Tenant.ID, w.Tenant.ID, "every update acts for the same tenant")
 			require.Equal(t, "tg4242", w.Tenant.Name)
 			require.Equal(t, store.TenantEnabled, w.Tenant.Status)
@@ -118,20 +118,20 @@ func TestChannelUpdatesStoredOnceThenOffsetAdvances(t *testing.T) {
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
 		ctx := context.Background()
 		ch := hello(t, a)
-		req := channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, Updates: []channelapi.Update{message(5, 7, "/start"), message(6, 7, "/help")}, NextOffset: 9}
+		req := app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller, Updates: []app.ChannelUpdate{message(5, 7, "/start"), message(6, 7, "/help")}, NextOffset: 9}
 		r, err := a.ChannelAcceptUpdates(ctx, req)
 		require.NoError(t, err)
-		require.Equal(t, channelapi.UpdatesReply{Stored: 2, NextOffset: 9}, r)
+		require.Equal(t, app.ChannelUpdatesReply{Stored: 2, NextOffset: 9}, r)
 
 		// The channel did not hear the answer and sends the batch again.
 		r, err = a.ChannelAcceptUpdates(ctx, req)
 		require.NoError(t, err)
-		require.Equal(t, channelapi.UpdatesReply{Stored: 0, NextOffset: 9}, r, "nothing is stored twice")
-		r, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 4})
+		require.Equal(t, app.ChannelUpdatesReply{Stored: 0, NextOffset: 9}, r, "nothing is stored twice")
+		r, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 4})
 		require.NoError(t, err)
 		require.Equal(t, int64(9), r.NextOffset, "the offset never moves back")
 
-		h, err := a.ChannelHello(ctx, channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+		h, err := a.ChannelHello(ctx, app.ChannelInstance{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
 		require.NoError(t, err)
 		require.Equal(t, ch, h.ChannelID)
 		require.Equal(t, int64(9), h.NextOffset, "a restarted channel resumes where it stopped")
@@ -143,8 +143,8 @@ func TestChannelUpdatesStoredOnceThenOffsetAdvances(t *testing.T) {
 		require.True(t, work[0].Tenant.New)
 		require.False(t, work[1].Tenant.New)
 
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: uuid.New(), Owner: poller, NextOffset: 1})
-		require.True(t, channelapi.IsCode(err, channelapi.CodeInvalid), "unknown channel: %v", err)
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: uuid.New(), Owner: poller, NextOffset: 1})
+		require.True(t, errors.Is(err, app.ErrInvalid), "unknown channel: %v", err)
 	})
 }
 
@@ -159,7 +159,7 @@ func TestChannelSignupFollowsTheApprovalModeAndAvoidsTakenNames(t *testing.T) {
 		_, err = a.CreateTenant(ctx, "ops", "tg77", nil)
 		require.NoError(t, err)
 
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, Updates: []channelapi.Update{message(1, 77, "hi")}, NextOffset: 2})
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller, Updates: []app.ChannelUpdate{message(1, 77, "hi")}, NextOffset: 2})
 		require.NoError(t, err)
 		work := claimAll(t, a, ch, "bot")
 		require.Len(t, work, 1)
@@ -186,7 +186,7 @@ func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
 		for _, id := range []uuid.UUID{photos.CollectionID, video.CollectionID} {
 			r, err := p.app.SaveToo(ctx, carol, id)
 			require.NoError(t, err)
-			require.Equal(t, channelapi.SaveSaved, r.Result)
+			require.Equal(t, app.SaveSaved, r.Result)
 			u, err := p.app.Usage(ctx, carol)
 			require.NoError(t, err)
 			cost[id] = u.UsedBytes
@@ -199,7 +199,7 @@ func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
 		require.Less(t, quota, cost[photos.CollectionID]+cost[video.CollectionID])
 		bob := p.tenant(t, "bob", &quota)
 		var wg sync.WaitGroup
-		replies := make([]channelapi.SaveReply, 2)
+		replies := make([]app.SaveReply, 2)
 		for i, id := range []uuid.UUID{photos.CollectionID, video.CollectionID} {
 			wg.Add(1)
 			go func() {
@@ -211,9 +211,9 @@ func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
 		}
 		wg.Wait()
 		results := []string{replies[0].Result, replies[1].Result}
-		require.ElementsMatch(t, []string{channelapi.SaveSaved, channelapi.SaveRefused}, results)
+		require.ElementsMatch(t, []string{app.SaveSaved, app.SaveRefused}, results)
 		for _, r := range replies {
-			if r.Result == channelapi.SaveRefused {
+			if r.Result == app.SaveRefused {
 				require.Contains(t, r.Reason, "quota")
 			}
 		}
@@ -224,7 +224,7 @@ func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
 		// A post that is not archived is refused with a reason.
 		r, err := p.app.SaveToo(ctx, bob, uuid.New())
 		require.NoError(t, err)
-		require.Equal(t, channelapi.SaveRefused, r.Result)
+		require.Equal(t, app.SaveRefused, r.Result)
 	})
 }
 
@@ -241,40 +241,40 @@ func TestChannelOnlyThePollerMovesTheOffset(t *testing.T) {
 			require.NoError(t, err)
 			return c.NextOffset
 		}
-		_, err := a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 5})
+		_, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 5})
 		require.NoError(t, err)
 
 		// Another process asks for the lease and is told who holds it.
-		l, err := a.ChannelPollLease(ctx, channelapi.PollLeaseRequest{ChannelID: ch, Owner: "other"})
+		l, err := a.ChannelPollLease(ctx, app.ChannelPollLeaseRequest{ChannelID: ch, Owner: "other"})
 		require.NoError(t, err)
 		require.False(t, l.Granted)
 		require.Equal(t, poller, l.Holder)
 
 		// It posts anyway: refused, nothing stored, the offset stays.
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: "other",
-			Updates: []channelapi.Update{message(6, 7, "hi")}, NextOffset: 9})
-		require.True(t, channelapi.IsCode(err, channelapi.CodeLeaseLost), "a non-holder's post: %v", err)
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: "other",
+			Updates: []app.ChannelUpdate{message(6, 7, "hi")}, NextOffset: 9})
+		require.True(t, errors.Is(err, app.ErrLeaseLost), "a non-holder's post: %v", err)
 		require.Equal(t, int64(5), offset())
 		require.Empty(t, claimAll(t, a, ch, "bot"), "nothing was stored")
 
 		// The holder's lease runs out and the other process takes it: the
 		// stale poller cannot move the offset any more.
-		clk.Advance(channelapi.LeaseTTL + time.Second)
-		l, err = a.ChannelPollLease(ctx, channelapi.PollLeaseRequest{ChannelID: ch, Owner: "other"})
+		clk.Advance(app.ChannelLeaseTTL + time.Second)
+		l, err = a.ChannelPollLease(ctx, app.ChannelPollLeaseRequest{ChannelID: ch, Owner: "other"})
 		require.NoError(t, err)
 		require.True(t, l.Granted)
 		require.Equal(t, int64(5), l.NextOffset, "the new poller resumes from the stored offset")
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 7})
-		require.True(t, channelapi.IsCode(err, channelapi.CodeLeaseLost), "a stale poller's post: %v", err)
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 7})
+		require.True(t, errors.Is(err, app.ErrLeaseLost), "a stale poller's post: %v", err)
 		require.Equal(t, int64(5), offset())
 
 		// Released, the lease goes to the former holder at once.
-		_, err = a.ChannelPollLease(ctx, channelapi.PollLeaseRequest{ChannelID: ch, Owner: "other", Release: true})
+		_, err = a.ChannelPollLease(ctx, app.ChannelPollLeaseRequest{ChannelID: ch, Owner: "other", Release: true})
 		require.NoError(t, err)
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: "other", NextOffset: 7})
-		require.True(t, channelapi.IsCode(err, channelapi.CodeLeaseLost), "after releasing: %v", err)
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: "other", NextOffset: 7})
+		require.True(t, errors.Is(err, app.ErrLeaseLost), "after releasing: %v", err)
 		pollLease(t, a, ch)
-		r, err := a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 7})
+		r, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller, NextOffset: 7})
 		require.NoError(t, err)
 		require.Equal(t, int64(7), r.NextOffset)
 	})

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/channelapi"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
@@ -19,13 +19,13 @@ import (
 
 // buttonPress is a press by user on a bot message of the user's private
 // chat.
-func buttonPress(updateID, user, message int64) channelapi.Update {
-	return channelapi.Update{UpdateID: updateID, Kind: channelapi.UpdateCallback, From: channelapi.User{ID: user}, ChatID: user,
+func buttonPress(updateID, user, message int64) app.ChannelUpdate {
+	return app.ChannelUpdate{UpdateID: updateID, Kind: app.ChannelUpdateCallback, From: app.ChannelUser{ID: user}, ChatID: user,
 		ChatType: "private", MessageID: message, CallbackID: "cb", CallbackData: "list"}
 }
 
 // claimUpdate claims ready work until it finds the item of an update.
-func claimUpdate(t *testing.T, a *app.App, channel uuid.UUID, updateID int64) channelapi.Work {
+func claimUpdate(t *testing.T, a *app.App, channel uuid.UUID, updateID int64) app.ChannelWork {
 	t.Helper()
 	for _, w := range claimAll(t, a, channel, "bot") {
 		if w.Update != nil && w.Update.UpdateID == updateID {
@@ -33,7 +33,7 @@ func claimUpdate(t *testing.T, a *app.App, channel uuid.UUID, updateID int64) ch
 		}
 	}
 	t.Fatalf("update %d is not ready", updateID)
-	return channelapi.Work{}
+	return app.ChannelWork{}
 }
 
 func TestChannelRetentionFollowsTheSetting(t *testing.T) {
@@ -50,23 +50,23 @@ func TestChannelRetentionFollowsTheSetting(t *testing.T) {
 
 		// Three commands: one answered with a button message, one that
 		// failed, one still leased.
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
-			Updates: []channelapi.Update{message(1, 7, "/list"), message(2, 7, "/help"), message(3, 7, "/usage")}, NextOffset: 4})
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{message(1, 7, "/list"), message(2, 7, "/help"), message(3, 7, "/usage")}, NextOffset: 4})
 		require.NoError(t, err)
 		work := claimAll(t, a, ch, "bot")
 		require.Len(t, work, 3)
 		tctx := store.WithTenant(ctx, work[0].Tenant.ID)
-		require.NoError(t, a.ChannelMessages(ctx, work[0].ID, channelapi.MessagesRequest{Owner: "bot", ChatID: 7, MessageIDs: []int64{500}}))
+		require.NoError(t, a.ChannelMessages(ctx, work[0].ID, "bot", 7, []int64{500}))
 		require.NoError(t, a.ChannelDone(ctx, work[0].ID, "bot"))
-		require.NoError(t, a.ChannelFail(ctx, work[1].ID, channelapi.FailRequest{Owner: "bot", Error: "no"}))
+		require.NoError(t, a.ChannelFail(ctx, work[1].ID, "bot", "no"))
 		leased := work[2]
 
 		// The button works for its owner while it is young.
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
-			Updates: []channelapi.Update{buttonPress(4, 7, 500)}, NextOffset: 5})
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{buttonPress(4, 7, 500)}, NextOffset: 5})
 		require.NoError(t, err)
 		p := claimUpdate(t, a, ch, 4)
-		_, err = a.ChannelList(ctx, p.ID, channelapi.ListRequest{Owner: "bot"})
+		_, err = a.ChannelList(ctx, p.ID, "bot", nil, 0)
 		require.NoError(t, err)
 		require.NoError(t, a.ChannelDone(ctx, p.ID, "bot"))
 
@@ -94,12 +94,12 @@ func TestChannelRetentionFollowsTheSetting(t *testing.T) {
 
 		// Now a press on the old button says it is too old (or not theirs).
 		pollLease(t, a, ch) // days passed: the poller's lease ran out
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
-			Updates: []channelapi.Update{buttonPress(5, 7, 500)}, NextOffset: 6})
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{buttonPress(5, 7, 500)}, NextOffset: 6})
 		require.NoError(t, err)
 		p = claimUpdate(t, a, ch, 5)
-		_, err = a.ChannelList(ctx, p.ID, channelapi.ListRequest{Owner: "bot"})
-		require.True(t, channelapi.IsCode(err, channelapi.CodeForbidden), "%v", err)
+		_, err = a.ChannelList(ctx, p.ID, "bot", nil, 0)
+		require.True(t, errors.Is(err, app.ErrForbidden), "%v", err)
 		require.Equal(t, "This button belongs to someone else's request, or is too old to use.", err.Error())
 	})
 }
@@ -117,8 +117,8 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 		_, err := a.SetSetting(ctx, app.ActorCLI, "channel_retention_days", "2")
 		require.NoError(t, err)
 		ch := hello(t, a)
-		_, err = a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
-			Updates: []channelapi.Update{message(1, 7, "/help")}, NextOffset: 2})
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{message(1, 7, "/help")}, NextOffset: 2})
 		require.NoError(t, err)
 		w := claimUpdate(t, a, ch, 1)
 		require.NoError(t, a.ChannelDone(ctx, w.ID, "bot"))
@@ -160,33 +160,33 @@ func TestChannelPurgeKeepsDeliveryProgress(t *testing.T) {
 		a := p.app
 		ctx := context.Background()
 		ch := hello(t, a)
-		_, err := a.ChannelAcceptUpdates(ctx, channelapi.UpdatesRequest{ChannelID: ch, Owner: poller,
-			Updates: []channelapi.Update{message(1, 7, photosPost)}, NextOffset: 2})
+		_, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{message(1, 7, photosPost)}, NextOffset: 2})
 		require.NoError(t, err)
 		w := claimUpdate(t, a, ch, 1)
-		res, err := a.ChannelCapture(ctx, w.ID, channelapi.CaptureRequest{Owner: "bot", URL: photosPost})
+		res, err := a.ChannelCapture(ctx, w.ID, app.ChannelCaptureRequest{Owner: "bot", URL: photosPost})
 		require.NoError(t, err)
 		require.NoError(t, a.ChannelDone(ctx, w.ID, "bot"))
 
-		var d channelapi.Work
+		var d app.ChannelWork
 		for _, c := range claimAll(t, a, ch, "bot") {
-			if c.Kind == channelapi.WorkDeliver {
+			if c.Kind == app.ChannelWorkDeliver {
 				d = c
 			}
 		}
-		require.Equal(t, channelapi.WorkDeliver, d.Kind)
+		require.Equal(t, app.ChannelWorkDeliver, d.Kind)
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			got, err := a.ChannelDelivery(ctx, d.ID, "bot")
 			require.NoError(t, err)
-			if got.State != channelapi.DeliveryPending {
-				require.Equal(t, channelapi.DeliveryReady, got.State, got.Error)
+			if got.State != app.DeliveryPending {
+				require.Equal(t, app.DeliveryReady, got.State, got.Error)
 				break
 			}
 			require.True(t, time.Now().Before(deadline), "the capture did not end")
 			time.Sleep(20 * time.Millisecond)
 		}
-		require.NoError(t, a.ChannelProgress(ctx, d.ID, channelapi.ProgressRequest{Owner: "bot", Progress: json.RawMessage(`{"media_batches":1}`)}))
+		require.NoError(t, a.ChannelProgress(ctx, d.ID, "bot", json.RawMessage(`{"media_batches":1}`)))
 		require.NoError(t, a.ChannelDone(ctx, d.ID, "bot"))
 
 		p.clock.Advance(31 * 24 * time.Hour)

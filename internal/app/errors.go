@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/store"
 )
 
@@ -18,6 +20,15 @@ var (
 	ErrQuota = errors.New("storage quota exceeded")
 	// ErrIdempotencyMismatch: an idempotency key was reused for another link.
 	ErrIdempotencyMismatch = errors.New("idempotency key reused")
+	// ErrForbidden: the caller may not do this, e.g. press a button of
+	// someone else's request.
+	ErrForbidden = errors.New("forbidden")
+	// ErrLeaseLost: a channel's work item, or its poll lease, is not leased
+	// to the caller (expired, ended or taken by another process).
+	ErrLeaseLost = errors.New("lease lost")
+	// ErrTenantNotActive: the tenant awaits approval, is disabled or is
+	// archived, so it may not do this.
+	ErrTenantNotActive = errors.New("tenant not active")
 )
 
 // QuotaError says by how much a save would exceed the quota.
@@ -68,4 +79,31 @@ func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 // than a rate limit.
 func (e *LimitError) Status() bool {
 	return e.Limit == "pending" || e.Limit == "disabled" || e.Limit == "archived"
+}
+
+// AdapterFault is what an adapter's failure means for the person who sent
+// the link; every surface answers it by this one classification.
+type AdapterFault int
+
+const (
+	// FaultLink is the link's fault: no adapter can archive it as sent
+	// (not this adapter's, not a valid URL, unsupported, needs an account).
+	FaultLink AdapterFault = iota + 1
+	// FaultPassing is a passing failure: the adapter cannot answer now, and
+	// trying again later (after e.RetryAfter) may work.
+	FaultPassing
+	// FaultAdapter is the adapter's own failure, which retrying will not fix.
+	FaultAdapter
+)
+
+// AdapterFaultOf classifies an adapter's typed failure.
+func AdapterFaultOf(e *adapterapi.Error) AdapterFault {
+	switch {
+	case e.Code == adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, e.Code == adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+		e.Code == adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, e.Code == adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT:
+		return FaultLink
+	case e.Code == adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, e.Retryable:
+		return FaultPassing
+	}
+	return FaultAdapter
 }

@@ -142,7 +142,16 @@ func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
 		if problems := assetProblems(assets); problems != "" {
 			state, errText = store.CapturePartial, problems
 		}
-		return a.finishCapture(ctx, tx, c, state, &rev.ID, errText)
+		if err := a.finishCapture(ctx, tx, c, state, &rev.ID, errText); err != nil {
+			return err
+		}
+		if state != store.CaptureComplete || coll.Visibility != store.Public {
+			return nil
+		}
+		// A complete fetch is the evidence an import never is: the public
+		// post takes the place of its submitters' imported copies. A
+		// partial one leaves them, as they may hold media it lacks.
+		return tx.CaptureAdoptImports(ctx, c.ID, coll.ID)
 	})
 }
 

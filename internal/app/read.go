@@ -84,7 +84,7 @@ func (a *App) savedCollection(ctx context.Context, tenantID, id uuid.UUID) (stor
 		var to uuid.UUID
 		var ok bool
 		if terr := a.store.InTx(ctx, func(tx *store.Tx) (err error) {
-			to, ok, err = tx.CollectionCanonical(ctx, id)
+			to, ok, err = tx.CollectionCanonical(ctx, tenantID, id)
 			return err
 		}); terr != nil && !isNotFound(terr) {
 			return sc, terr

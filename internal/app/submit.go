@@ -37,6 +37,16 @@ func PublicCollectionID(platform, entityType, objectScope, externalID string) uu
 	return uuid.NewSHA1(collectionNamespace(), []byte(identity))
 }
 
+// PrivateCollectionID is the id of a collection with the given identity in
+// a tenant's private scope: a UUIDv5 of the same parts as a public id, with
+// the tenant as data scope and the private access scope. Imported content
+// gets it, so importing the same post twice finds the same collection and
+// no file can choose the id (and so the row) it lands in.
+func PrivateCollectionID(tenantID uuid.UUID, platform, entityType, objectScope, externalID string) uuid.UUID {
+	identity := strings.Join([]string{tenantID.String(), platform, privateAccessScope, entityType, objectScope, externalID}, "\x00")
+	return uuid.NewSHA1(collectionNamespace(), []byte(identity))
+}
+
 // Submit archives a link for a tenant: it resolves the link through its
 // adapter, finds or creates the collection, joins the capture in flight or
 // starts one, records the submission and saves the tenant's reference, all
@@ -125,7 +135,7 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if err != nil {
 			return err
 		}
-		if coll, err = canonicalCollection(ctx, tx, coll); err != nil {
+		if coll, err = canonicalCollection(ctx, tx, tenant.ID, coll); err != nil {
 			return err
 		}
 		saved, err := tx.TenantCollectionExists(ctx, tenant.ID, coll.ID)
@@ -157,6 +167,13 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		}
 		if _, err := tx.TenantCollectionSave(ctx, tenant.ID, coll.ID); err != nil {
 			return err
+		}
+		if capture.State == store.CaptureComplete && capture.CollectionID == coll.ID && coll.Visibility == store.Public {
+			// Archived already: the fetched public post takes the place
+			// of a copy the tenant imported, at once.
+			if err := tx.CaptureAdoptImports(ctx, capture.ID, coll.ID); err != nil {
+				return err
+			}
 		}
 		if err := tx.TenantSubmitted(ctx, tenant.ID, now, operatingDay(now, tz)); err != nil {
 			return err

@@ -89,7 +89,11 @@ type Collection struct {
 	ExternalID  string
 	URL         string
 	Visibility  string
-	SavedAt     time.Time
+	// ClaimedVisibility is the visibility an earlier capsule claimed for
+	// content this archive imported, when it differs from Visibility
+	// (imports are always private): "" when there was no such claim.
+	ClaimedVisibility string
+	SavedAt           time.Time
 	// PublishedAt is when the post was published upstream (nil: unknown).
 	PublishedAt *time.Time
 	// CapturedAt is when the current content was captured (zero: unknown).

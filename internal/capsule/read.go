@@ -119,6 +119,9 @@ func ParseCollection(path string, data []byte) (Collection, []Problem) {
 		"external_id":  func(v *yaml.Node, f string) { c.ExternalID = d.str(v, f) },
 		"url":          func(v *yaml.Node, f string) { c.URL = d.str(v, f) },
 		"visibility":   func(v *yaml.Node, f string) { c.Visibility = d.enum(v, f, Visibilities) },
+		"claimed_visibility": func(v *yaml.Node, f string) {
+			c.ClaimedVisibility = d.enum(v, f, Visibilities)
+		},
 		"saved_at":     func(v *yaml.Node, f string) { saved = d.timeValue(v, f) },
 		"published_at": func(v *yaml.Node, f string) { published = d.timeValue(v, f) },
 		"captured_at":  func(v *yaml.Node, f string) { captured = d.timeValue(v, f) },

@@ -74,6 +74,7 @@ func MarshalCollection(c *Collection) ([]byte, error) {
 	m.str("external_id", c.ExternalID)
 	m.str("url", c.URL)
 	m.str("visibility", c.Visibility)
+	m.str("claimed_visibility", c.ClaimedVisibility)
 	m.time("saved_at", c.SavedAt)
 	if c.PublishedAt != nil {
 		m.time("published_at", *c.PublishedAt)

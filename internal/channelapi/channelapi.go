@@ -37,6 +37,10 @@
 //     submission; the channel claims it, reads Delivery until the capture
 //     has ended, sends the result and records progress after every
 //     confirmed message so that a retry never sends confirmed media again.
+//
+// This package is the protocol's wire types and its client, all a channel
+// process needs; it imports nothing else of Monitor's. Core serves it with
+// package channelserver.
 package channelapi
 
 import (

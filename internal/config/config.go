@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -33,6 +34,9 @@ type Config struct {
 	HTTPAddr string
 	// ChannelAddr is where the internal channel API listens (empty: off).
 	ChannelAddr string
+	// HTTP bounds how long a client may hold a connection of the REST and
+	// channel API servers. Load sets DefaultHTTPLimits; tests shorten them.
+	HTTP HTTPLimits
 	// ChannelSecret authenticates channel processes to core.
 	ChannelSecret string
 	// FxTwitterURL is the base URL of the FxTwitter API.
@@ -120,6 +124,45 @@ type Capture struct {
 	// ConnectionConcurrency is how many captures of one account connection
 	// fetch at once.
 	ConnectionConcurrency int
+}
+
+// HTTPLimits are the time and size limits of core's HTTP servers (the REST
+// API and the channel API), kept in one place so that every listener gets
+// the same ones. They stop a client from holding a connection open by
+// sending headers or a body slowly, by never reading the answer, or by
+// idling on a keep-alive connection. Media downloads move their own write
+// deadline forward while bytes flow, so WriteTimeout bounds each chunk of
+// a large file rather than the whole transfer.
+type HTTPLimits struct {
+	// ReadHeaderTimeout is how long a client has to send a request's headers.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout is how long a client has to send a whole request, body
+	// included; a body still arriving then is cut off.
+	ReadTimeout time.Duration
+	// WriteTimeout is how long an answer may take to be written, counted
+	// from the end of the request's headers; media streams renew it for
+	// every chunk they write. Keep it above ReadTimeout, so that a body cut
+	// off still gets its answer.
+	WriteTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request before it is closed.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the size of a request's headers (431 beyond).
+	MaxHeaderBytes int
+}
+
+// DefaultHTTPLimits are the limits `monitor serve` runs with. REST and
+// channel API bodies are small JSON documents, so 30 s is plenty to send
+// one; a slow reader of a large media file is cut only when one chunk
+// takes longer than WriteTimeout.
+func DefaultHTTPLimits() HTTPLimits {
+	return HTTPLimits{
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
 }
 
 // Env reads one environment variable; os.LookupEnv fits.
@@ -270,7 +313,7 @@ func RegisterFlags(fs *pflag.FlagSet, want ...string) {
 // fs may be nil. The first invalid value is reported with the variable's name
 // and the accepted form.
 func Load(env Env, fs *pflag.FlagSet) (*Config, error) {
-	c := &Config{values: map[string]string{}, sources: map[string]string{}}
+	c := &Config{HTTP: DefaultHTTPLimits(), values: map[string]string{}, sources: map[string]string{}}
 	for _, o := range options() {
 		v, src, err := lookup(o, env, fs)
 		if err != nil {

@@ -15,6 +15,7 @@ type AdminService interface {
 func (d Deps) requireAdmin(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !principal(r).Admin {
+			closeUnreadBody(w, r)
 			writeProblem(w, Problem{Type: ProblemForbidden, Title: "Admins only", Status: http.StatusForbidden,
 				Detail: "this operation needs an admin token (monitor admin token create --tenant NAME --admin)"})
 			return

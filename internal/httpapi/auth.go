@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/monitorhq/monitor/internal/app"
 )
@@ -17,11 +18,13 @@ func (d Deps) authenticate(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := bearerToken(r.Header.Values("Authorization"))
 		if !ok {
+			closeUnreadBody(w, r)
 			writeProblem(w, unauthorized())
 			return
 		}
 		p, err := d.App.Authenticate(r.Context(), token)
 		if err != nil {
+			closeUnreadBody(w, r)
 			d.writeError(w, r, err)
 			return
 		}
@@ -47,4 +50,20 @@ func bearerToken(values []string) (string, bool) {
 		return "", false
 	}
 	return token, true
+}
+
+// closeUnreadBody makes an answer given without reading the request's body
+// the connection's last, and sends it at once. net/http reads an unread
+// body twice over: before it writes the answer (up to 256 KiB), unless the
+// answer says `Connection: close`, and again when the handler returns, to
+// reuse the connection, unless reading fails. A client without a token that
+// trickles a body would otherwise hold the connection, and wait for its
+// answer, until ReadTimeout. A read deadline in the past makes that second
+// read fail at once, so the connection is closed right after the answer.
+func closeUnreadBody(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 { // no body; -1 is a chunked one of unknown length
+		return
+	}
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now()) // ErrNotSupported: nothing to cut
 }

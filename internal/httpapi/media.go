@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/mediatype"
 )
 
 // mediaCacheControl: media bytes are named by their hash, so they never
@@ -79,19 +79,14 @@ func (d Deps) media(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Range", "bytes "+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(off+n-1, 10)+"/"+strconv.FormatInt(mf.Size, 10))
 	}
 
-	mime := mf.Mime
-	if mime == "" {
-		mime = "application/octet-stream"
-	}
 	setMediaHeaders(w, etag)
-	w.Header().Set("Content-Type", mime)
+	setMediaType(w, sha, mf.Mime)
 	w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	if _, err := io.CopyN(w, rc, n); err != nil && ctx.Err() == nil {
+	if err := mediatype.Stream(w, rc, n, d.StreamWindow); err != nil && ctx.Err() == nil {
 		// The status is sent; the short body makes the server drop the
 		// connection, which the client sees as a failed download.
 		d.Log.WarnContext(ctx, "media stream stopped", slog.String("sha256", sha), slog.Any("err", err))
@@ -117,6 +112,7 @@ func (d Deps) unsatisfiable(w http.ResponseWriter, r *http.Request, tenant uuid.
 func writeUnsatisfiable(w http.ResponseWriter, size int64, detail string) {
 	w.Header().Set("Content-Range", "bytes */"+strconv.FormatInt(size, 10))
 	w.Header().Set("Accept-Ranges", "bytes")
+	setActiveContentGuards(w)
 	writeProblem(w, Problem{Type: ProblemRangeNotSatisfiable, Title: "Range not satisfiable",
 		Status: http.StatusRequestedRangeNotSatisfiable, Detail: detail})
 }
@@ -125,6 +121,31 @@ func setMediaHeaders(w http.ResponseWriter, etag string) {
 	w.Header().Set("ETag", etag)
 	w.Header().Set("Cache-Control", mediaCacheControl)
 	w.Header().Set("Accept-Ranges", "bytes")
+	setActiveContentGuards(w)
+}
+
+// mediaCSP keeps an archived file from doing anything if a browser renders
+// it after all: no scripts, no plugins, no loads, an origin of its own.
+const mediaCSP = "sandbox; default-src 'none'"
+
+// setActiveContentGuards are the headers of every media answer: the browser
+// must take the Content-Type as given (no sniffing a JPEG into HTML) and
+// may run nothing in it.
+func setActiveContentGuards(w http.ResponseWriter) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", mediaCSP)
+}
+
+// setMediaType sets the type a media file is served as. Archived files
+// carry the type their upstream host claimed, which may be active content
+// (text/html, image/svg+xml) that would run from our origin: only raster
+// images, video and audio are served inline with their type, everything
+// else as a download.
+func setMediaType(w http.ResponseWriter, sha, mime string) {
+	w.Header().Set("Content-Type", mediatype.ServeAs(mime))
+	if !mediatype.Inline(mime) {
+		w.Header().Set("Content-Disposition", mediatype.Attachment(sha, mime))
+	}
 }
 
 // etagMatches reports whether an If-None-Match header names etag, by the

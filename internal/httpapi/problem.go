@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
@@ -151,15 +150,14 @@ func limitProblem(e *app.LimitError) Problem {
 	return p
 }
 
-// adapterProblem maps a typed adapter failure: the link's fault (422), a
-// passing one (503) or the adapter's (502).
+// adapterProblem maps a typed adapter failure by app's classification: the
+// link's fault (422), a passing one (503) or the adapter's (502).
 func adapterProblem(e *adapterapi.Error) Problem {
 	code := strings.ToLower(strings.TrimPrefix(e.Code.String(), "ERROR_CODE_"))
-	switch {
-	case e.Code == adapterv1.ErrorCode_ERROR_CODE_NOT_THIS_ADAPTER, e.Code == adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
-		e.Code == adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, e.Code == adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT:
+	switch app.AdapterFaultOf(e) {
+	case app.FaultLink:
 		return Problem{Type: ProblemUnsupportedLink, Title: "Unsupported link", Status: http.StatusUnprocessableEntity, Detail: e.Error(), Code: code}
-	case e.Code == adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, e.Retryable:
+	case app.FaultPassing:
 		p := Problem{Type: ProblemAdapterUnavailable, Title: "Adapter unavailable", Status: http.StatusServiceUnavailable, Detail: e.Error(), Code: code}
 		if e.RetryAfter > 0 {
 			p.header = http.Header{}

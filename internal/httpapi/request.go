@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -97,6 +98,9 @@ func bodyError(err error) error {
 		tooLarge *http.MaxBytesError
 	)
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The server's ReadTimeout passed while the body was still arriving.
+		return requestErrorf(app.ErrInvalid, "request body did not arrive in time; send the whole body at once, right after the headers")
 	case errors.Is(err, io.EOF):
 		return requestErrorf(app.ErrInvalid, "request body is empty; send a JSON object such as {\"url\": \"https://…\"}")
 	case errors.As(err, &tooLarge):

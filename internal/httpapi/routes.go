@@ -56,6 +56,12 @@ type Deps struct {
 	Metrics http.Handler
 	// Log receives server faults and readiness failures; nil discards them.
 	Log *slog.Logger
+	// StreamWindow is how long one chunk of a media download may take to
+	// be written: the handler moves the connection's write deadline this
+	// far ahead before each chunk, so a large file outlasts the server's
+	// WriteTimeout while a client that stops reading is still cut off.
+	// Zero leaves the server's deadline alone.
+	StreamWindow time.Duration
 }
 
 // readyTimeout bounds one readiness check, so a stuck disk answers 503
@@ -143,6 +149,7 @@ func problemFallback(mux *http.ServeMux) http.Handler {
 		// methods; keep those, drop its body.
 		probe := &headerProbe{header: http.Header{}}
 		h.ServeHTTP(probe, r)
+		closeUnreadBody(w, r)
 		if probe.status == http.StatusMethodNotAllowed {
 			allow := probe.header.Get("Allow")
 			w.Header().Set("Allow", allow)

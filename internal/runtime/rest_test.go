@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
 )
@@ -27,11 +28,14 @@ type restCore struct {
 	core *runtime.Core
 }
 
-func newRESTCore(t *testing.T) *restCore {
+func newRESTCore(t *testing.T, opts ...func(*config.Config)) *restCore {
 	t.Helper()
 	fx := testkit.NewFxTwitter(t)
 	cfg := testConfig(t)
 	cfg.FxTwitterURL = fx.URL()
+	for _, o := range opts {
+		o(cfg)
+	}
 	core := runCore(t, cfg)
 	return &restCore{base: "http://" + core.Addr(), fx: fx, core: core}
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
-	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/channelserver"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/queue"
@@ -379,13 +379,24 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 		_ = e.Close()
 		return nil, err
 	}
-	c.server = &http.Server{
-		Handler: httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
-			Metrics: metricsHandler(e.adapters)}),
-		ReadHeaderTimeout: 10 * time.Second,
+	c.server = newHTTPServer(httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
+		Metrics: metricsHandler(e.adapters), StreamWindow: cfg.HTTP.WriteTimeout}), cfg.HTTP, log)
+	return c, nil
+}
+
+// newHTTPServer is every HTTP server core runs, with the limits of
+// cfg.HTTP: without them a client could hold a connection forever by
+// trickling a body, never reading an answer or idling between requests.
+func newHTTPServer(h http.Handler, lim config.HTTPLimits, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		WriteTimeout:      lim.WriteTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	return c, nil
 }
 
 // openChannelAPI binds the internal channel API: on MONITOR_CHANNEL_ADDR
@@ -405,11 +416,8 @@ func (c *Core) openChannelAPI(ctx context.Context, cfg *config.Config, log *slog
 		return fmt.Errorf("channel API: cannot listen on MONITOR_CHANNEL_ADDR=%s: %v", addr, unwrapOpError(err))
 	}
 	c.channelListener, c.channelSecret = lis, secret
-	c.channelServer = &http.Server{
-		Handler:           channelapi.NewServer(channelapi.Deps{Service: c.app, Secret: secret, Log: log}),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	c.channelServer = newHTTPServer(channelserver.NewServer(channelserver.Deps{Service: c.app, Secret: secret, Log: log,
+		StreamWindow: cfg.HTTP.WriteTimeout}), cfg.HTTP, log)
 	return nil
 }
 

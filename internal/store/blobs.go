@@ -103,17 +103,18 @@ func (tx *Tx) BlobInsert(ctx context.Context, b Blob) (Blob, error) {
 }
 
 // BlobForTenant finds the blob of some content that a tenant may read: it
-// is referenced by a revision of a collection the tenant saved.
+// is public or in the tenant's own data scope, and referenced by a
+// revision of a collection the tenant saved.
 func (s *Store) BlobForTenant(ctx context.Context, tenantID uuid.UUID, sha256 string) (b Blob, err error) {
 	err = s.view(ctx, func(q querier) error {
 		b, err = scanBlob(q.QueryRowContext(ctx,
 			`SELECT `+blobColumns+` FROM blobs b
-		 WHERE b.sha256 = $2 AND EXISTS (
+		 WHERE b.sha256 = $2 AND (b.data_scope = $3 OR b.data_scope = $1) AND EXISTS (
 			SELECT 1 FROM assets a
 			JOIN revisions r ON r.capture_id = a.capture_id
 			JOIN tenant_collections tc ON tc.collection_id = r.collection_id AND tc.tenant_id = $1
 			WHERE a.blob_id = b.id)
-		 LIMIT 1`, tenantID, sha256))
+		 LIMIT 1`, tenantID, sha256, PublicScope))
 		return err
 	})
 	return b, wrap(s.d, "get blob for tenant", err)

@@ -8,11 +8,74 @@ import (
 
 // CollectionCanonical reports the canonical collection a collection points
 // at: a collection asked for under another identity (a member of an album)
-// resolves to the collection of its canonical target.
-func (tx *Tx) CollectionCanonical(ctx context.Context, id uuid.UUID) (uuid.UUID, bool, error) {
+// resolves to the collection of its canonical target, and an imported
+// private copy to the public collection that took its place. Only
+// collections the tenant may see (public, or private in its own scope)
+// answer; any other id is ErrNotFound.
+func (tx *Tx) CollectionCanonical(ctx context.Context, tenantID, id uuid.UUID) (uuid.UUID, bool, error) {
 	var to uuid.NullUUID
-	err := tx.tx.QueryRowContext(ctx, `SELECT canonical_id FROM collections WHERE id = $1`, id).Scan(&to)
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT canonical_id FROM collections WHERE id = $1 AND (data_scope = $2 OR data_scope = $3)`,
+		id, PublicScope, tenantID).Scan(&to)
 	return to.UUID, to.Valid, wrap(tx.d, "get canonical collection", err)
+}
+
+// CaptureAdoptImports puts public collection to, whose capture ended
+// complete, in the place of imported private copies of the same post: for
+// every tenant that submitted the capture and saved to, a saved copy in
+// the tenant's own scope that an import claimed public loses the tenant's
+// reference, the reference to to takes the copy's earlier saved time, and
+// the copy points at to, so its id keeps finding the post. Imported
+// content is never shared; a fetch through an adapter is what makes the
+// post public, and this is where the importer's archive follows it.
+func (tx *Tx) CaptureAdoptImports(ctx context.Context, captureID, to uuid.UUID) error {
+	return wrap(tx.d, "replace imported copies", tx.d.adoptImports(ctx, tx.tx, captureID, to))
+}
+
+// importedCopyOf is the condition on collection c (joined with t, the
+// public collection) and tenant expression that makes c the tenant's
+// imported private copy of t's post. adoptImports and its PostgreSQL
+// function (migrations/postgres/0009_import_claims.sql) share it.
+func importedCopyOf(tenant string) string {
+	return `c.data_scope = ` + tenant + ` AND c.access_scope = 'private' AND c.claimed_visibility = 'public'
+	   AND c.platform = t.platform AND c.entity_type = t.entity_type
+	   AND c.object_scope = t.object_scope AND c.external_id = t.external_id`
+}
+
+// adoptImports is CaptureAdoptImports where no database function does it.
+func adoptImports(ctx context.Context, q querier, captureID, to uuid.UUID) error {
+	const submitters = `(SELECT s.tenant_id FROM submissions s WHERE s.capture_id = $1)`
+	earliest := `(SELECT min(o.saved_at) FROM tenant_collections o
+		JOIN collections c ON c.id = o.collection_id JOIN collections t ON t.id = $2
+		WHERE o.tenant_id = tenant_collections.tenant_id AND ` + importedCopyOf("o.tenant_id") + `)`
+	steps := []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE tenant_collections SET saved_at = ` + earliest + `
+		   WHERE collection_id = $2 AND tenant_id IN ` + submitters + ` AND saved_at > ` + earliest, []any{captureID, to}},
+		{`UPDATE collections SET canonical_id = $2, updated_at = $3
+		   WHERE canonical_id IS NULL AND id IN (
+			SELECT o.collection_id FROM tenant_collections o
+			JOIN collections c ON c.id = o.collection_id JOIN collections t ON t.id = $2
+			WHERE o.tenant_id IN ` + submitters + `
+			  AND EXISTS (SELECT 1 FROM tenant_collections r WHERE r.tenant_id = o.tenant_id AND r.collection_id = $2)
+			  AND ` + importedCopyOf("o.tenant_id") + `)`, []any{captureID, to, now()}},
+		{`DELETE FROM tenant_collections
+		   WHERE tenant_id IN ` + submitters + `
+		     AND EXISTS (SELECT 1 FROM tenant_collections r WHERE r.tenant_id = tenant_collections.tenant_id AND r.collection_id = $2)
+		     AND collection_id IN (SELECT c.id FROM collections c JOIN collections t ON t.id = $2
+			WHERE ` + importedCopyOf("tenant_collections.tenant_id") + `)`, []any{captureID, to}},
+		{`UPDATE collections SET unreferenced_at = $2
+		   WHERE canonical_id = $1 AND access_scope = 'private' AND claimed_visibility = 'public' AND unreferenced_at IS NULL
+		     AND NOT EXISTS (SELECT 1 FROM tenant_collections o WHERE o.collection_id = collections.id)`, []any{to, now()}},
+	}
+	for _, s := range steps {
+		if _, err := q.ExecContext(ctx, s.sql, s.args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CaptureRepoint moves an in-flight capture of collection from to its

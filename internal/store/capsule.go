@@ -35,24 +35,16 @@ func (tx *Tx) CollectionGetByIdentity(ctx context.Context, c Collection) (Collec
 	return got, wrap(tx.d, "get collection by identity", err)
 }
 
-// CollectionExists reports whether a collection with the id exists among
-// the rows the transaction may see.
-func (tx *Tx) CollectionExists(ctx context.Context, id uuid.UUID) (bool, error) {
-	var n int
-	err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM collections WHERE id = $1`, id).Scan(&n)
-	return n > 0, wrap(tx.d, "look up collection", err)
-}
-
-// CollectionInsertAt creates a collection with the given id and creation
-// time; a taken id or identity is ErrConflict.
+// CollectionInsertAt creates a collection with the given id, claimed
+// visibility and creation time; a taken id or identity is ErrConflict.
 func (tx *Tx) CollectionInsertAt(ctx context.Context, c Collection, at time.Time) error {
 	at = at.UTC().Truncate(time.Microsecond)
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO collections (id, tenant_id, visibility, data_scope, access_scope, platform, entity_type, object_scope,
-			external_id, adapter_id, source_url, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
+			external_id, adapter_id, source_url, claimed_visibility, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
 		c.ID, c.TenantID, c.Visibility, c.DataScope, c.AccessScope, c.Platform, c.EntityType, c.ObjectScope,
-		c.ExternalID, c.AdapterID, c.SourceURL, at)
+		c.ExternalID, c.AdapterID, c.SourceURL, c.ClaimedVisibility, at)
 	return wrap(tx.d, "insert collection", err)
 }
 
@@ -94,8 +86,12 @@ func (tx *Tx) RevisionInsertAt(ctx context.Context, r Revision, at time.Time) (R
 
 // TenantCollectionSaveAt records the tenant's reference to a collection
 // with the given save time; an existing reference is left as it is.
-// created reports whether the reference is new.
+// created reports whether the reference is new. A collection the tenant
+// may not see is ErrNotFound, as with TenantCollectionSave.
 func (tx *Tx) TenantCollectionSaveAt(ctx context.Context, tenantID, collectionID uuid.UUID, savedAt time.Time) (created bool, err error) {
+	if err := tx.collectionVisible(ctx, tenantID, collectionID); err != nil {
+		return false, err
+	}
 	res, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at) VALUES ($1, $2, $3, $4)
 		 ON CONFLICT (tenant_id, collection_id) DO NOTHING`, tenantID, collectionID, savedAt.UTC().Truncate(time.Microsecond), now())
@@ -175,6 +171,24 @@ func (s *Store) ObjectsInsertPending(ctx context.Context, objs []Object) error {
 		for _, o := range objs {
 			if err := tx.ObjectInsertPending(ctx, o); err != nil {
 				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ObjectsDeleteUnattached removes the records of objects no blob holds,
+// whose bytes the caller deleted already: uploads of an import that did
+// not commit.
+func (s *Store) ObjectsDeleteUnattached(ctx context.Context, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.InTx(ctx, func(tx *Tx) error {
+		for _, id := range ids {
+			if _, err := tx.tx.ExecContext(ctx,
+				`DELETE FROM objects WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM blobs WHERE object_id = $1)`, id); err != nil {
+				return wrap(tx.d, "delete object", err)
 			}
 		}
 		return nil

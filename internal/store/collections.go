@@ -30,6 +30,11 @@ type Collection struct {
 	ExternalID  string
 	AdapterID   string
 	SourceURL   string
+	// ClaimedVisibility is what an import's source said the content's
+	// visibility was ("" for content an adapter fetched). It is a record
+	// of the claim, never a grant: imported content is private to its
+	// importer whatever the claim.
+	ClaimedVisibility string
 	// CurrentRevisionID is nil until the first capture completes.
 	CurrentRevisionID *uuid.UUID
 	CreatedAt         time.Time
@@ -37,13 +42,13 @@ type Collection struct {
 }
 
 const collectionColumns = `id, tenant_id, visibility, data_scope, access_scope, platform, entity_type, object_scope,
-	external_id, adapter_id, source_url, current_revision_id, created_at, updated_at`
+	external_id, adapter_id, source_url, claimed_visibility, current_revision_id, created_at, updated_at`
 
 func scanCollection(row interface{ Scan(...any) error }) (Collection, error) {
 	var c Collection
 	var cur uuid.NullUUID
 	err := row.Scan(&c.ID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.Platform, &c.EntityType,
-		&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &cur, &c.CreatedAt, &c.UpdatedAt)
+		&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &c.ClaimedVisibility, &cur, &c.CreatedAt, &c.UpdatedAt)
 	if cur.Valid {
 		c.CurrentRevisionID = &cur.UUID
 	}
@@ -94,8 +99,14 @@ type SavedCollection struct {
 
 // TenantCollectionSave records the tenant's reference to a collection (the
 // first save time stays) and clears the collection's purge mark. created
-// reports whether the reference is new.
+// reports whether the reference is new. A collection the tenant may not
+// see (another tenant's private content) is ErrNotFound: without
+// row-level security (SQLite) this check is what keeps a saved reference
+// from reaching across tenants.
 func (tx *Tx) TenantCollectionSave(ctx context.Context, tenantID, collectionID uuid.UUID) (created bool, err error) {
+	if err := tx.collectionVisible(ctx, tenantID, collectionID); err != nil {
+		return false, err
+	}
 	at := now()
 	res, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at) VALUES ($1, $2, $3, $3)
@@ -109,6 +120,19 @@ func (tx *Tx) TenantCollectionSave(ctx context.Context, tenantID, collectionID u
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
+}
+
+// collectionVisible is nil when the collection exists and the tenant may
+// see it: public, or private in the tenant's own data scope.
+func (tx *Tx) collectionVisible(ctx context.Context, tenantID, collectionID uuid.UUID) error {
+	var n int
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT count(*) FROM collections WHERE id = $1 AND (data_scope = $2 OR data_scope = $3)`,
+		collectionID, PublicScope, tenantID).Scan(&n)
+	if err == nil && n == 0 {
+		err = sql.ErrNoRows
+	}
+	return wrap(tx.d, "save collection", err)
 }
 
 // TenantCollectionExists reports whether the tenant saved the collection.
@@ -141,9 +165,10 @@ func (s *Store) SavedCollectionGet(ctx context.Context, tenantID, collectionID u
 	err = s.view(ctx, func(q querier) error {
 		sc, err = scanSaved(q.QueryRowContext(ctx,
 			`SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
-			c.external_id, c.adapter_id, c.source_url, c.current_revision_id, c.created_at, c.updated_at, tc.saved_at
+			c.external_id, c.adapter_id, c.source_url, c.claimed_visibility, c.current_revision_id, c.created_at, c.updated_at, tc.saved_at
 		 FROM tenant_collections tc JOIN collections c ON c.id = tc.collection_id
-		 WHERE tc.tenant_id = $1 AND tc.collection_id = $2`, tenantID, collectionID))
+		 WHERE tc.tenant_id = $1 AND tc.collection_id = $2 AND (c.data_scope = $3 OR c.data_scope = $1)`,
+			tenantID, collectionID, PublicScope))
 		return err
 	})
 	return sc, wrap(s.d, "get saved collection", err)
@@ -154,7 +179,7 @@ func scanSaved(row interface{ Scan(...any) error }) (SavedCollection, error) {
 	var cur uuid.NullUUID
 	c := &sc.Collection
 	err := row.Scan(&c.ID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.Platform, &c.EntityType,
-		&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &cur, &c.CreatedAt, &c.UpdatedAt, &sc.SavedAt)
+		&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &c.ClaimedVisibility, &cur, &c.CreatedAt, &c.UpdatedAt, &sc.SavedAt)
 	if cur.Valid {
 		c.CurrentRevisionID = &cur.UUID
 	}
@@ -171,12 +196,12 @@ type SavedCursor struct {
 // first, starting after the cursor (nil: from the newest).
 func (s *Store) SavedCollectionList(ctx context.Context, tenantID uuid.UUID, after *SavedCursor, limit int) ([]SavedCollection, error) {
 	q := `SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
-			c.external_id, c.adapter_id, c.source_url, c.current_revision_id, c.created_at, c.updated_at, tc.saved_at
+			c.external_id, c.adapter_id, c.source_url, c.claimed_visibility, c.current_revision_id, c.created_at, c.updated_at, tc.saved_at
 		 FROM tenant_collections tc JOIN collections c ON c.id = tc.collection_id
-		 WHERE tc.tenant_id = $1`
-	args := []any{tenantID}
+		 WHERE tc.tenant_id = $1 AND (c.data_scope = $2 OR c.data_scope = $1)`
+	args := []any{tenantID, PublicScope}
 	if after != nil {
-		q += ` AND (tc.saved_at < $2 OR (tc.saved_at = $2 AND tc.collection_id < $3))`
+		q += ` AND (tc.saved_at < $3 OR (tc.saved_at = $3 AND tc.collection_id < $4))`
 		args = append(args, after.SavedAt, after.CollectionID)
 	}
 	q += ` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(limit)

@@ -111,8 +111,9 @@ type EntitySnapshot struct {
 	CreatedAt time.Time
 }
 
-// EntityLatestForTenant finds the newest version of an entity that appears
-// in a revision of a collection the tenant saved.
+// EntityLatestForTenant finds the newest version of an entity that is
+// public or in the tenant's own data scope and appears in a revision of a
+// collection the tenant saved.
 func (s *Store) EntityLatestForTenant(ctx context.Context, tenantID, entityID uuid.UUID) (EntitySnapshot, error) {
 	var es EntitySnapshot
 	var data string
@@ -121,12 +122,12 @@ func (s *Store) EntityLatestForTenant(ctx context.Context, tenantID, entityID uu
 			`SELECT e.id, e.data_scope, e.access_scope, e.visibility, e.platform, e.entity_type, e.external_id, e.tenant_id,
 			ev.id, ev.data_json, ev.created_at
 		 FROM entity_versions ev JOIN entities e ON e.id = ev.entity_id
-		 WHERE ev.entity_id = $2 AND EXISTS (
+		 WHERE ev.entity_id = $2 AND (e.data_scope = $3 OR e.data_scope = $1) AND EXISTS (
 			SELECT 1 FROM revision_entities re
 			JOIN revisions r ON r.id = re.revision_id
 			JOIN tenant_collections tc ON tc.collection_id = r.collection_id AND tc.tenant_id = $1
 			WHERE re.entity_version_id = ev.id)
-		 ORDER BY ev.created_at DESC, ev.id DESC LIMIT 1`, tenantID, entityID).Scan(
+		 ORDER BY ev.created_at DESC, ev.id DESC LIMIT 1`, tenantID, entityID, PublicScope).Scan(
 			&es.ID, &es.DataScope, &es.AccessScope, &es.Visibility, &es.Platform, &es.Type, &es.ExternalID, &es.TenantID,
 			&es.VersionID, &data, &es.CreatedAt)
 	})

@@ -355,6 +355,11 @@ func (postgresDialect) repointCapture(ctx context.Context, q querier, capture, f
 	return err
 }
 
+func (postgresDialect) adoptImports(ctx context.Context, q querier, capture, to uuid.UUID) error {
+	_, err := q.ExecContext(ctx, `SELECT monitor_capture_adopt_imports($1, $2)`, capture, to)
+	return err
+}
+
 func (postgresDialect) channelPurge(ctx context.Context, q querier, step channelPurgeStep, cutoff time.Time, limit int) (int64, error) {
 	var n int64
 	err := q.QueryRowContext(ctx, `SELECT `+step.function+`($1, $2)`, cutoff, limit).Scan(&n)

@@ -194,6 +194,32 @@ func TestRowLevelSecurity(t *testing.T) {
 		return tx.QueryRow(`SELECT collection_id FROM captures WHERE id = $1`, flight).Scan(&moved)
 	}))
 	require.Equal(t, album, moved)
+
+	// Only a submitter of a complete capture of a public collection, or its
+	// executing tenant, may put that collection in the place of imported
+	// copies.
+	for _, as := range []uuid.UUID{a, b, uuid.Nil} {
+		err := asTenant(t, db, as, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`SELECT monitor_capture_adopt_imports($1, $2)`, flight, album)
+			return err
+		})
+		require.ErrorContains(t, err, "cannot take the place", "a capture in flight is no evidence yet")
+	}
+	require.NoError(t, asTenant(t, db, a, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE captures SET state = 'complete' WHERE id = $1`, flight)
+		return err
+	}))
+	for _, as := range []uuid.UUID{b, uuid.Nil} {
+		err := asTenant(t, db, as, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`SELECT monitor_capture_adopt_imports($1, $2)`, flight, album)
+			return err
+		})
+		require.ErrorContains(t, err, "cannot take the place", "a tenant that did not submit the capture")
+	}
+	require.NoError(t, asTenant(t, db, a, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`SELECT monitor_capture_adopt_imports($1, $2)`, flight, album)
+		return err
+	}))
 }
 
 func contains(list []string, s string) bool {

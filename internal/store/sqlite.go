@@ -285,6 +285,10 @@ func (sqliteDialect) repointCapture(ctx context.Context, q querier, capture, fro
 	return repointCapture(ctx, q, capture, from, to)
 }
 
+func (sqliteDialect) adoptImports(ctx context.Context, q querier, capture, to uuid.UUID) error {
+	return adoptImports(ctx, q, capture, to)
+}
+
 func (sqliteDialect) channelPurge(ctx context.Context, q querier, step channelPurgeStep, cutoff time.Time, limit int) (int64, error) {
 	return step.runSQLite(ctx, q, cutoff, limit)
 }

@@ -1,7 +1,6 @@
 // Package testkit holds fakes of the outside world for tests: servers that
-// stand in for FxTwitter (and later the Bot API, t.me and media hosts),
-// serving the recorded fixtures in ../shared/fixtures. Nothing here is used
-// outside tests.
+// stand in for FxTwitter, the Bot API, t.me and media hosts, serving the
+// fixtures in testdata/. Nothing here is used outside tests.
 package testkit
 
 import (
@@ -22,11 +21,19 @@ const FixturesEnv = "MONITOR_FIXTURES_DIR"
 // core sets it, through the app or `monitor admin config set`.
 const FetchAllowHosts = "127.0.0.1"
 
+// RealFixturesEnv names the directory of the real upstream samples (the
+// folder that holds fxtwitter/, tme/ and SOURCES.md). Without it they are
+// looked for in shared/fixtures/real above the repository.
+const RealFixturesEnv = "MONITOR_REAL_FIXTURES"
+
+// fixturesRel is where the in-repository fixtures live, relative to the
+// module root.
+const fixturesRel = "internal/testkit/testdata"
+
 // FixturesDir returns the directory of one fixture set, e.g. "fxtwitter".
-// It honours FixturesEnv, else walks up from the working directory and from
-// this source file until it finds shared/fixtures/<name> (the shared/
-// folder lives beside the repository). It fails the test when none is
-// found.
+// It honours FixturesEnv, else uses the repository's own copy in
+// internal/testkit/testdata (found beside this source file, or by walking
+// up from the working directory). It fails the test when none is found.
 func FixturesDir(t testing.TB, name string) string {
 	t.Helper()
 	if env := os.Getenv(FixturesEnv); env != "" {
@@ -36,7 +43,65 @@ func FixturesDir(t testing.TB, name string) string {
 			}
 		}
 		t.Fatalf("testkit: %s=%q has no %s fixtures (want %s/%s)", FixturesEnv, env, name, env, name)
+		return ""
 	}
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if c := filepath.Join(filepath.Dir(file), "testdata", name); isDir(c) {
+			return c
+		}
+	}
+	if c, ok := findAbove(searchStarts(), filepath.Join(fixturesRel, name)); ok {
+		return c
+	}
+	t.Fatalf("testkit: no %s/%s found above %v; run the tests inside a Monitor checkout or set %s",
+		fixturesRel, name, searchStarts(), FixturesEnv)
+	return ""
+}
+
+// RealFixturesDir returns sub (e.g. "fxtwitter/fxembed-run") inside the
+// real upstream samples, which may not be copied into the repository. It
+// reads RealFixturesEnv, else walks up to shared/fixtures/real. When they
+// are absent it skips the test with a line saying so, or fails it when the
+// CI environment variable is "true": CI must run the real-sample suites.
+// A samples folder without sub fails the test either way.
+func RealFixturesDir(t testing.TB, sub string) string {
+	t.Helper()
+	return realFixturesDir(t, sub, searchStarts())
+}
+
+// realFixturesDir is RealFixturesDir walking up from starts.
+func realFixturesDir(t testing.TB, sub string, starts []string) string {
+	t.Helper()
+	root, where := os.Getenv(RealFixturesEnv), RealFixturesEnv
+	if root == "" {
+		where = "shared/fixtures/real"
+		if c, ok := findAbove(starts, filepath.Join("shared", "fixtures", "real")); ok {
+			root = c
+		}
+	} else if !isDir(root) {
+		t.Fatalf("testkit: %s=%q is not a directory; point it at the real samples folder (shared/fixtures/real)", RealFixturesEnv, root)
+		return ""
+	}
+	if root == "" {
+		msg := "testkit: real upstream samples absent: no shared/fixtures/real above %v and %s is unset"
+		if os.Getenv("CI") == "true" {
+			t.Fatalf(msg+"; CI=true requires them: set %s to the samples folder", starts, RealFixturesEnv, RealFixturesEnv)
+			return ""
+		}
+		t.Skipf(msg+"; skipping (set %s to run this test)", starts, RealFixturesEnv, RealFixturesEnv)
+		return ""
+	}
+	dir := filepath.Join(root, filepath.FromSlash(sub))
+	if !isDir(dir) {
+		t.Fatalf("testkit: the real samples at %s (%s) have no %s; the samples folder is incomplete", root, where, sub)
+		return ""
+	}
+	return dir
+}
+
+// searchStarts are the directories lookups walk up from: the working
+// directory and this source file's directory.
+func searchStarts() []string {
 	var starts []string
 	if wd, err := os.Getwd(); err == nil {
 		starts = append(starts, wd)
@@ -44,11 +109,16 @@ func FixturesDir(t testing.TB, name string) string {
 	if _, file, _, ok := runtime.Caller(0); ok {
 		starts = append(starts, filepath.Dir(file))
 	}
+	return starts
+}
+
+// findAbove returns the first directory rel found in one of starts or one
+// of their parents.
+func findAbove(starts []string, rel string) (string, bool) {
 	for _, dir := range starts {
 		for {
-			c := filepath.Join(dir, "shared", "fixtures", name)
-			if isDir(c) {
-				return c
+			if c := filepath.Join(dir, rel); isDir(c) {
+				return c, true
 			}
 			parent := filepath.Dir(dir)
 			if parent == dir {
@@ -57,8 +127,7 @@ func FixturesDir(t testing.TB, name string) string {
 			dir = parent
 		}
 	}
-	t.Fatalf("testkit: no shared/fixtures/%s above %v; put the shared/ folder beside the repository or set %s", name, starts, FixturesEnv)
-	return ""
+	return "", false
 }
 
 func isDir(p string) bool {

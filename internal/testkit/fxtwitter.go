@@ -31,7 +31,7 @@ const fxNotFoundFixture = "errors/route-404.json"
 func mediaHosts() []string { return []string{"pbs.twimg.com", "video.twimg.com"} }
 
 // FxTwitter is a fake FxTwitter API and twimg media host on an httptest
-// server. It serves the recorded fixtures of shared/fixtures/fxtwitter by
+// server. It serves the recorded fixtures of testdata/fxtwitter by
 // their routes.json, generated media under /media/<host>/<path>, and faults
 // a test asks for. All methods are safe for concurrent use.
 type FxTwitter struct {

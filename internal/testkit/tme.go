@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"embed"
 	"encoding/binary"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +18,7 @@ import (
 )
 
 // The t.me fixtures: HTML written from the documented structure of the
-// embed and t.me/s pages (shared/fixtures/tme/STRUCTURE.md). Media and
+// embed and t.me/s pages (testdata/tme/STRUCTURE.md). Media and
 // avatars point at Telegram's CDN hosts, which the fake rewrites to its own
 // /media/<host>/ paths.
 //
@@ -52,6 +54,14 @@ func tmeEmbeds() map[string]string {
 		"tidewatch_demo/143": "embed-link-preview.html",
 	}
 }
+
+// TmeFixturePosts lists the posts ("<channel>/<id>") the fake serves an
+// embed page for, sorted.
+func TmeFixturePosts() []string { return slices.Sorted(maps.Keys(tmeEmbeds())) }
+
+// TmeFixtureChannels lists the channels the fake serves a t.me/s page for,
+// sorted.
+func TmeFixtureChannels() []string { return slices.Sorted(maps.Keys(tmeChannels())) }
 
 // tmeChannels maps a channel (lowercase) to its t.me/s page. Other
 // channels redirect to t.me/<channel>, t.me's generic page, as t.me does

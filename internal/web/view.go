@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monitorhq/monitor/internal/mediatype"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -100,7 +101,9 @@ type Quote struct {
 // Media is one media file on a page.
 type Media struct {
 	// URL is the file's path from the site root.
-	URL       string
+	URL string
+	// Name is the file name a download is saved under ("" : the URL's).
+	Name      string
 	Kind      string
 	Mime      string
 	Alt       string
@@ -110,6 +113,12 @@ type Media struct {
 	// ID makes the reveal control of a sensitive media unique on its page.
 	ID string
 }
+
+// Inline reports whether a page may show the file itself (<img>, <video>,
+// <audio>). Only passive types may: an SVG or HTML file runs its scripts
+// on the site's origin when it is opened, so anything but raster images,
+// video and audio is offered only as a download link.
+func (m Media) Inline() bool { return mediatype.Inline(m.Mime) }
 
 // Link is a named link with a count, for directories and tag lists.
 type Link struct {

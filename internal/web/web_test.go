@@ -16,7 +16,7 @@ func TestTemplatesParseAndRender(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, r.Render(&b, "post.html", &web.Page{Site: web.SiteInfo{Title: "Archive"}, Root: "../../",
 		Post: &web.Post{Author: web.Author{Name: "A"}, Body: web.PlainHTML("hi"),
-			Media: []web.Media{{URL: "files/ab/x.jpg", Kind: "image", Sensitive: true, ID: "0"}}}}))
+			Media: []web.Media{{URL: "files/ab/x.jpg", Kind: "image", Mime: "image/jpeg", Sensitive: true, ID: "0"}}}}))
 	require.Contains(t, b.String(), `<input type="checkbox" class="reveal" id="reveal-0">`)
 	require.Contains(t, b.String(), `src="../../files/ab/x.jpg"`)
 	require.Len(t, r.Assets(), 2)
@@ -32,4 +32,24 @@ func TestTextRendering(t *testing.T) {
 	require.Contains(t, md, `<img src="files/a.png" alt="local">`)
 	require.NotContains(t, md, "<b>raw</b>")
 	require.NotContains(t, md, "javascript:")
+}
+
+func TestActiveMediaAreOnlyDownloadLinks(t *testing.T) {
+	t.Parallel()
+	r, err := web.New()
+	require.NoError(t, err)
+	for _, m := range []web.Media{
+		{URL: "files/ab/x.bin", Name: "x.svg", Kind: "image", Mime: "image/svg+xml", ID: "0"},
+		{URL: "files/ab/y.bin", Name: "y.html", Kind: "video", Mime: "text/html", ID: "1"},
+		{URL: "files/ab/z.bin", Kind: "gif", ID: "2"}, // a type nobody knows
+	} {
+		var b strings.Builder
+		require.NoError(t, r.Render(&b, "post.html", &web.Page{Site: web.SiteInfo{Title: "Archive"},
+			Post: &web.Post{Author: web.Author{Name: "A"}, Body: web.PlainHTML("hi"), Media: []web.Media{m}}}))
+		page := b.String()
+		require.Contains(t, page, `<a class="download" href="`+m.URL+`" download="`+m.Name+`">`, m.Mime)
+		for _, inline := range []string{"<img", "<video", "<audio", "<iframe", "<object", "<embed"} {
+			require.NotContains(t, page, inline, m.Mime)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/check"
+	"github.com/monitorhq/monitor/internal/mediatype"
 	"github.com/monitorhq/monitor/internal/web"
 )
 
@@ -287,9 +289,25 @@ func (s *site) post(e check.Entry) *post {
 }
 
 func (s *site) mediaItem(sha, mime, file, kind, alt string, w, h int, sensitive bool, id string) web.Media {
-	out := capsule.FilePath(sha, mime)
+	out, name := sitePath(sha, mime), ""
+	if !mediatype.Inline(mime) {
+		name = mediatype.Filename(sha, mime)
+	}
 	s.media[out] = file
-	return web.Media{URL: out, Kind: kind, Mime: mime, Alt: alt, Width: w, Height: h, Sensitive: sensitive, ID: id}
+	return web.Media{URL: out, Name: name, Kind: kind, Mime: mime, Alt: alt, Width: w, Height: h, Sensitive: sensitive, ID: id}
+}
+
+// sitePath is where the site keeps a media file. A static host picks a
+// file's Content-Type by its extension, so an .svg, .html or .xhtml file
+// would open as a document that runs scripts on the site's origin: files
+// that are not shown inline are written as .bin, which hosts serve as
+// application/octet-stream, and pages link them with a download name.
+func sitePath(sha, mime string) string {
+	out := capsule.FilePath(sha, mime)
+	if mediatype.Inline(mime) {
+		return out
+	}
+	return strings.TrimSuffix(out, path.Ext(out)) + ".bin"
 }
 
 // related is the key of the entity a relation leads to from key.
@@ -318,8 +336,9 @@ func (s *site) resource(g *capsule.Graph, key, purpose string) string {
 		return ""
 	}
 	for _, r := range e.Resources {
-		if r.Purpose == purpose && r.Kind == "image" {
-			out := capsule.FilePath(r.SHA256, r.Mime)
+		// Shown as an <img>: only a raster image will do.
+		if r.Purpose == purpose && r.Kind == "image" && mediatype.Inline(r.Mime) {
+			out := sitePath(r.SHA256, r.Mime)
 			s.media[out] = r.File
 			return out
 		}

@@ -338,6 +338,9 @@ func FromExported(ec app.ExportedCollection) capsule.Collection {
 		Summary: cur.Summary, TextKind: cur.TextKind, Text: cur.Text,
 		Media: media(cur), Graph: graph(cur.Graph),
 	}
+	if ec.ClaimedVisibility != ec.Visibility {
+		c.ClaimedVisibility = ec.ClaimedVisibility
+	}
 	c.Author = author(cur)
 	c.Tags = Hashtags(cur.Text)
 	for _, m := range c.Media {

@@ -113,7 +113,8 @@ func BenchmarkCapsule(b *testing.B) {
 
 		out := filepath.Join(b.TempDir(), "capsule")
 		start = time.Now()
-		ex, err := export.Export(ctx, in.App, export.Options{TenantID: tenant, TenantName: "bench", Out: out})
+		// Imported copies are private: the export asks for them.
+		ex, err := export.Export(ctx, in.App, export.Options{TenantID: tenant, TenantName: "bench", Out: out, IncludePrivate: true})
 		require.NoError(b, err)
 		require.Equal(b, n, ex.Collections)
 		exported := time.Since(start)

@@ -66,12 +66,13 @@ func TestHistoryAndPrivate(t *testing.T) {
 	rep := importFrom(t, dst, bob, dir, false)
 	require.Len(t, rep.Created, 1)
 	require.Len(t, rep.Private, 1, "private collections need --include-private")
-	got, err := dst.App.Revisions(ctx, bob, ids[0])
+	mine := rep.Created[0].ID
+	got, err := dst.App.Revisions(ctx, bob, mine)
 	require.NoError(t, err)
 	require.Len(t, got, 2, "history is imported")
 	require.Equal(t, revs[0].Text, got[0].Text)
 	require.Equal(t, revs[1].Text, got[1].Text)
-	coll, err := dst.App.Collection(ctx, bob, ids[0])
+	coll, err := dst.App.Collection(ctx, bob, mine)
 	require.NoError(t, err)
 	require.Equal(t, revs[0].Text, coll.Text, "the newest revision is current")
 
@@ -84,16 +85,15 @@ func TestHistoryAndPrivate(t *testing.T) {
 	all := allCollections(t, dst.App, bob)
 	require.Len(t, all, 2)
 	for _, c := range all {
-		if c.Visibility == "private" {
-			require.Len(t, c.Media, 2)
-		}
+		require.Equal(t, "private", c.Visibility, "imports are private, whatever the file claims")
+		require.Len(t, c.Media, 2)
 	}
-	// The private one stays out of an export unless asked for.
+	// Private collections stay out of an export unless asked for.
 	out := filepath.Join(t.TempDir(), "again")
 	r3, err := export.Export(ctx, dst.App, export.Options{TenantID: bob, TenantName: "bob", Out: out})
 	require.NoError(t, err)
-	require.Equal(t, 1, r3.Collections)
-	require.Equal(t, 1, r3.Skipped)
+	require.Equal(t, 0, r3.Collections)
+	require.Equal(t, 2, r3.Skipped)
 }
 
 func TestExportListsUnreadableMedia(t *testing.T) {

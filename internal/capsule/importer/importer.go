@@ -72,7 +72,7 @@ func Import(ctx context.Context, a *app.App, src *capsule.Source, res *check.Res
 func ToImport(path string, c *capsule.Collection) app.ImportCollection {
 	it := app.ImportCollection{
 		ID: uuid.MustParse(c.ID), Platform: c.Platform, EntityType: c.Kind, ObjectScope: c.ObjectScope, ExternalID: c.ExternalID,
-		SourceURL: c.URL, Visibility: c.Visibility, SavedAt: c.SavedAt, Label: path,
+		SourceURL: c.URL, Visibility: c.Visibility, ClaimedVisibility: c.ClaimedVisibility, SavedAt: c.SavedAt, Label: path,
 	}
 	for _, h := range c.History {
 		it.Revisions = append(it.Revisions, revision(h))

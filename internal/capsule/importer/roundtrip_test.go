@@ -72,11 +72,13 @@ func normalGraph(t *testing.T, g *app.GraphView) string {
 	return string(b)
 }
 
+// allCollections lists a tenant's collections by post address: an
+// imported copy has another id than the collection it was exported from.
 func allCollections(t *testing.T, a *app.App, tenant uuid.UUID) []app.CollectionView {
 	t.Helper()
 	page, err := a.Collections(context.Background(), tenant, 100, "")
 	require.NoError(t, err)
-	sort.Slice(page.Items, func(i, j int) bool { return page.Items[i].ID.String() < page.Items[j].ID.String() })
+	sort.Slice(page.Items, func(i, j int) bool { return page.Items[i].SourceURL < page.Items[j].SourceURL })
 	return page.Items
 }
 
@@ -107,12 +109,20 @@ func TestRoundTrip(t *testing.T) {
 		require.Len(t, rep.Created, 4)
 		require.Empty(t, rep.Skipped)
 		require.Positive(t, rep.UploadedFiles)
+		for _, o := range rep.Created {
+			require.NotEqual(t, o.FileID, o.ID, "a public claim gets the private id")
+			require.Contains(t, o.Reason, "the capsule calls it public")
+		}
 
+		// The content comes back whole, as bob's private copy: an import
+		// is no evidence of what the public post says.
 		want, got := allCollections(t, src.App, alice), allCollections(t, dst.App, bob)
 		require.Len(t, got, len(want))
 		for i := range want {
 			w, g := want[i], got[i]
-			require.Equal(t, w.ID, g.ID)
+			require.Equal(t, app.PrivateCollectionID(bob, w.Platform, w.EntityType, "", w.ExternalID), g.ID)
+			require.Equal(t, "public", w.Visibility)
+			require.Equal(t, "private", g.Visibility)
 			require.Equal(t, w.Text, g.Text)
 			require.Equal(t, w.Summary, g.Summary)
 			require.Equal(t, w.AuthorName, g.AuthorName)
@@ -167,12 +177,27 @@ func TestRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, blobs, again)
 
-		// Another tenant of the same instance links to the same content.
+		// Another tenant of the same instance gets private copies of its
+		// own, in its own scope: nothing of bob's is linked or shared.
 		carol := dst.Tenant(t, "carol", nil)
 		rep = importFrom(t, dst, carol, dir, false)
-		require.Len(t, rep.Linked, 4)
-		require.Zero(t, rep.UploadedFiles)
-		require.Len(t, allCollections(t, dst.App, carol), 4)
+		require.Len(t, rep.Created, 4)
+		require.Empty(t, rep.Linked)
+		require.Positive(t, rep.UploadedFiles)
+		for _, c := range allCollections(t, dst.App, carol) {
+			require.Equal(t, app.PrivateCollectionID(carol, c.Platform, c.EntityType, "", c.ExternalID), c.ID)
+		}
+
+		// Re-exported, the copies say what they are and what was claimed.
+		re := filepath.Join(t.TempDir(), "re")
+		_, err = export.Export(ctx, dst.App, export.Options{TenantID: bob, TenantName: "bob", Out: re, IncludePrivate: true})
+		require.NoError(t, err)
+		files, err := filepath.Glob(filepath.Join(re, "collections", "x", "*", "*.md"))
+		require.NoError(t, err)
+		require.Len(t, files, 4)
+		b, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		require.Contains(t, string(b), "\nvisibility: private\nclaimed_visibility: public\n")
 
 		// A second export of the same archive gives the same files, apart
 		// from the manifest's time.
@@ -227,7 +252,7 @@ func TestImportQuota(t *testing.T) {
 	require.Zero(t, n)
 	objs, err := dst.Store.ObjectCounts(context.Background())
 	require.NoError(t, err)
-	require.Zero(t, objs["pending"]+objs["attached"], "uploads are left for the garbage collector: %v", objs)
+	require.Empty(t, objs, "the quota is checked before anything is uploaded: %v", objs)
 }
 
 type blobInfo = blob.Info

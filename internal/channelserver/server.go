@@ -1,4 +1,4 @@
-package channelapi
+package channelserver
 
 import (
 	"context"
@@ -10,54 +10,55 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/mediatype"
 )
 
 // Service is what the channel API needs from core's business layer;
 // *app.App implements it. Methods named for a work item act for that
 // item's tenant and first check that owner holds its lease.
 //
-// Errors meant for the channel are *Error values, whose Code and Message
-// are answered as they are; any other error is answered as CodeInternal
-// (and logged), a cancelled request not at all.
+// Errors are the app package's (app.ErrInvalid, app.ErrLeaseLost, …,
+// *app.QuotaError, *app.LimitError, *adapterapi.Error); wireError maps them
+// to the answers of the protocol. Any other error is answered as
+// channelapi.CodeInternal (and logged), a cancelled request not at all.
 type Service interface {
-	ChannelHello(ctx context.Context, h Hello) (HelloReply, error)
+	ChannelHello(ctx context.Context, h app.ChannelInstance) (app.ChannelHelloReply, error)
 	// ChannelPollLease takes, renews or releases the channel's poll lease.
-	ChannelPollLease(ctx context.Context, req PollLeaseRequest) (PollLeaseReply, error)
-	// ChannelAcceptUpdates is an *Error with CodeLeaseLost unless req.Owner
-	// holds the poll lease.
-	ChannelAcceptUpdates(ctx context.Context, req UpdatesRequest) (UpdatesReply, error)
-	ChannelClaim(ctx context.Context, req ClaimRequest) ([]Work, error)
-	ChannelRenew(ctx context.Context, id uuid.UUID, owner string) (LeaseReply, error)
-	ChannelProgress(ctx context.Context, id uuid.UUID, req ProgressRequest) error
+	ChannelPollLease(ctx context.Context, req app.ChannelPollLeaseRequest) (app.ChannelPollLeaseReply, error)
+	// ChannelAcceptUpdates is an app.ErrLeaseLost unless req.Owner holds the
+	// poll lease.
+	ChannelAcceptUpdates(ctx context.Context, req app.ChannelUpdatesRequest) (app.ChannelUpdatesReply, error)
+	ChannelClaim(ctx context.Context, req app.ChannelClaimRequest) ([]app.ChannelWork, error)
+	ChannelRenew(ctx context.Context, id uuid.UUID, owner string) (time.Time, error)
+	ChannelProgress(ctx context.Context, id uuid.UUID, owner string, progress json.RawMessage) error
 	ChannelDone(ctx context.Context, id uuid.UUID, owner string) error
-	ChannelDefer(ctx context.Context, id uuid.UUID, req DeferRequest) error
-	ChannelFail(ctx context.Context, id uuid.UUID, req FailRequest) error
-	ChannelMessages(ctx context.Context, id uuid.UUID, req MessagesRequest) error
-	ChannelCapture(ctx context.Context, id uuid.UUID, req CaptureRequest) (CaptureReply, error)
-	ChannelList(ctx context.Context, id uuid.UUID, req ListRequest) (ListReply, error)
-	ChannelGet(ctx context.Context, id uuid.UUID, req ItemRequest) (Item, error)
-	ChannelDelete(ctx context.Context, id uuid.UUID, req ItemRequest) (DeleteReply, error)
-	ChannelSave(ctx context.Context, id uuid.UUID, req ItemRequest) (SaveReply, error)
-	ChannelUsage(ctx context.Context, id uuid.UUID, owner string) (UsageReply, error)
-	ChannelToken(ctx context.Context, id uuid.UUID, owner string) (TokenReply, error)
-	ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (Delivery, error)
+	ChannelDefer(ctx context.Context, id uuid.UUID, owner string, afterSeconds int, reason string) error
+	ChannelFail(ctx context.Context, id uuid.UUID, owner, reason string) error
+	ChannelMessages(ctx context.Context, id uuid.UUID, owner string, chatID int64, messageIDs []int64) error
+	ChannelCapture(ctx context.Context, id uuid.UUID, req app.ChannelCaptureRequest) (app.SubmitResult, error)
+	ChannelList(ctx context.Context, id uuid.UUID, owner string, after *uuid.UUID, limit int) (app.ChannelPage, error)
+	ChannelGet(ctx context.Context, id uuid.UUID, owner, ref string) (app.CollectionView, error)
+	ChannelDelete(ctx context.Context, id uuid.UUID, owner, ref string) (uuid.UUID, error)
+	ChannelSave(ctx context.Context, id uuid.UUID, owner, ref string) (app.SaveReply, error)
+	ChannelUsage(ctx context.Context, id uuid.UUID, owner string) (app.ChannelUsageReply, error)
+	ChannelToken(ctx context.Context, id uuid.UUID, owner string) (app.ChannelToken, error)
+	ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (app.Delivery, error)
 	// ChannelMedia opens a media file of the item's delivery or of the
 	// tenant's saved collections; the caller closes it.
-	ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, MediaFile, error)
-	// ChannelCacheGet is an *Error with CodeNotFound when nothing is cached.
-	ChannelCacheGet(ctx context.Context, k CacheKey) (CacheEntry, error)
-	ChannelCachePut(ctx context.Context, e CacheEntry) error
-	ChannelCacheDrop(ctx context.Context, e CacheEntry) error
-}
-
-// MediaFile describes the bytes ChannelMedia opened.
-type MediaFile struct {
-	Mime string
-	Size int64
+	ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, app.MediaFile, error)
+	// ChannelCacheGet is an app.ErrNotFound when nothing is cached.
+	ChannelCacheGet(ctx context.Context, k app.ChannelCacheKey) (remoteID string, err error)
+	ChannelCachePut(ctx context.Context, k app.ChannelCacheKey, remoteID string) error
+	ChannelCacheDrop(ctx context.Context, k app.ChannelCacheKey, remoteID string) error
 }
 
 // Deps is what the channel API server runs on.
@@ -67,6 +68,11 @@ type Deps struct {
 	Secret string
 	// Log receives server faults; nil discards them.
 	Log *slog.Logger
+	// StreamWindow is how long one chunk of a media download may take to
+	// be written: the media route moves the connection's write deadline
+	// this far ahead before each chunk, so a large file outlasts the
+	// server's WriteTimeout. Zero leaves the server's deadline alone.
+	StreamWindow time.Duration
 }
 
 // maxRequestBody bounds a JSON request body.
@@ -78,74 +84,15 @@ func NewServer(d Deps) http.Handler {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{svc: d.Service, log: d.Log}
+	s := &server{svc: d.Service, log: d.Log, window: d.StreamWindow}
 	sum := sha256.Sum256([]byte(d.Secret))
 	s.secret = sum[:]
 	s.open = d.Secret != ""
 
 	mux := http.NewServeMux()
-	post := func(path string, h http.HandlerFunc) { mux.HandleFunc("POST "+path, h) }
-
-	post(PathHello, call(s, func(ctx context.Context, _ uuid.UUID, in Hello) (HelloReply, error) {
-		return s.svc.ChannelHello(ctx, in)
-	}))
-	post(PathPollLease, call(s, func(ctx context.Context, _ uuid.UUID, in PollLeaseRequest) (PollLeaseReply, error) {
-		return s.svc.ChannelPollLease(ctx, in)
-	}))
-	post(PathUpdates, call(s, func(ctx context.Context, _ uuid.UUID, in UpdatesRequest) (UpdatesReply, error) {
-		return s.svc.ChannelAcceptUpdates(ctx, in)
-	}))
-	post(PathClaim, call(s, func(ctx context.Context, _ uuid.UUID, in ClaimRequest) (ClaimReply, error) {
-		w, err := s.svc.ChannelClaim(ctx, in)
-		if w == nil {
-			w = []Work{}
-		}
-		return ClaimReply{Work: w}, err
-	}))
-	post(PathRenew, workCall(s, func(ctx context.Context, id uuid.UUID, in Lease) (LeaseReply, error) {
-		return s.svc.ChannelRenew(ctx, id, in.Owner)
-	}))
-	post(PathProgress, workCall(s, func(ctx context.Context, id uuid.UUID, in ProgressRequest) (Empty, error) {
-		return Empty{}, s.svc.ChannelProgress(ctx, id, in)
-	}))
-	post(PathDone, workCall(s, func(ctx context.Context, id uuid.UUID, in Lease) (Empty, error) {
-		return Empty{}, s.svc.ChannelDone(ctx, id, in.Owner)
-	}))
-	post(PathDefer, workCall(s, func(ctx context.Context, id uuid.UUID, in DeferRequest) (Empty, error) {
-		return Empty{}, s.svc.ChannelDefer(ctx, id, in)
-	}))
-	post(PathFail, workCall(s, func(ctx context.Context, id uuid.UUID, in FailRequest) (Empty, error) {
-		return Empty{}, s.svc.ChannelFail(ctx, id, in)
-	}))
-	post(PathMessages, workCall(s, func(ctx context.Context, id uuid.UUID, in MessagesRequest) (Empty, error) {
-		return Empty{}, s.svc.ChannelMessages(ctx, id, in)
-	}))
-	post(PathCapture, workCall(s, s.svc.ChannelCapture))
-	post(PathList, workCall(s, s.svc.ChannelList))
-	post(PathGet, workCall(s, s.svc.ChannelGet))
-	post(PathDelete, workCall(s, s.svc.ChannelDelete))
-	post(PathSave, workCall(s, s.svc.ChannelSave))
-	post(PathUsage, workCall(s, func(ctx context.Context, id uuid.UUID, in Lease) (UsageReply, error) {
-		return s.svc.ChannelUsage(ctx, id, in.Owner)
-	}))
-	post(PathToken, workCall(s, func(ctx context.Context, id uuid.UUID, in Lease) (TokenReply, error) {
-		return s.svc.ChannelToken(ctx, id, in.Owner)
-	}))
-	post(PathDelivery, workCall(s, func(ctx context.Context, id uuid.UUID, in Lease) (Delivery, error) {
-		return s.svc.ChannelDelivery(ctx, id, in.Owner)
-	}))
-	mux.HandleFunc("GET "+PathMedia, s.media)
-	post(PathCacheGet, call(s, func(ctx context.Context, _ uuid.UUID, in CacheKey) (CacheEntry, error) {
-		return s.svc.ChannelCacheGet(ctx, in)
-	}))
-	post(PathCachePut, call(s, func(ctx context.Context, _ uuid.UUID, in CacheEntry) (Empty, error) {
-		return Empty{}, s.svc.ChannelCachePut(ctx, in)
-	}))
-	post(PathCacheDrop, call(s, func(ctx context.Context, _ uuid.UUID, in CacheEntry) (Empty, error) {
-		return Empty{}, s.svc.ChannelCacheDrop(ctx, in)
-	}))
+	s.routes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no channel API route " + r.Method + " " + r.URL.Path})
+		writeError(w, &channelapi.Error{Status: http.StatusNotFound, Code: channelapi.CodeNotFound, Message: "no channel API route " + r.Method + " " + r.URL.Path})
 	})
 	return s.authenticate(mux)
 }
@@ -155,6 +102,7 @@ type server struct {
 	log    *slog.Logger
 	secret []byte // SHA-256 of the secret, so comparing takes the same time for any length
 	open   bool
+	window time.Duration // Deps.StreamWindow
 }
 
 // authenticate lets through only requests that carry the secret.
@@ -163,8 +111,17 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(token))
 		if !s.open || !ok || subtle.ConstantTimeCompare(sum[:], s.secret) != 1 {
+			// Before any of the body is read, so the body is not read at
+			// all: `Connection: close` keeps net/http from reading it
+			// before writing this answer, a read deadline in the past from
+			// reading it after. Otherwise a caller without the secret that
+			// trickles a body would hold the connection until ReadTimeout.
+			if r.ContentLength != 0 {
+				w.Header().Set("Connection", "close")
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			}
 			w.Header().Set("WWW-Authenticate", "Bearer")
-			writeError(w, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+			writeError(w, &channelapi.Error{Status: http.StatusUnauthorized, Code: channelapi.CodeUnauthorized,
 				Message: "send the channel secret (MONITOR_CHANNEL_SECRET) as `Authorization: Bearer <secret>`"})
 			return
 		}
@@ -216,9 +173,9 @@ func (s *server) media(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sha := r.PathValue("sha256") // the service checks its form
-	owner := r.Header.Get(HeaderLeaseOwner)
+	owner := r.Header.Get(channelapi.HeaderLeaseOwner)
 	if owner == "" {
-		s.fail(w, r, invalid("send the lease owner in the %s header", HeaderLeaseOwner))
+		s.fail(w, r, invalid("send the lease owner in the %s header", channelapi.HeaderLeaseOwner))
 		return
 	}
 	rc, mf, err := s.svc.ChannelMedia(r.Context(), id, owner, sha)
@@ -235,7 +192,7 @@ func (s *server) media(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Length", strconv.FormatInt(mf.Size, 10))
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	if _, err := io.CopyN(w, rc, mf.Size); err != nil && r.Context().Err() == nil {
+	if err := mediatype.Stream(w, rc, mf.Size, s.window); err != nil && r.Context().Err() == nil {
 		// The status is sent; the short body makes the client see a failed
 		// download.
 		s.log.WarnContext(r.Context(), "channel media stream stopped", slog.String("sha256", sha), slog.Any("err", err))
@@ -252,8 +209,8 @@ func workID(r *http.Request) (uuid.UUID, error) {
 	return id, nil
 }
 
-func invalid(format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeInvalid, Message: fmt.Sprintf(format, args...)}
+func invalid(format string, args ...any) *channelapi.Error {
+	return &channelapi.Error{Status: http.StatusBadRequest, Code: channelapi.CodeInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
 // decode reads the body as exactly one JSON object into dst, refusing
@@ -273,16 +230,20 @@ func decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		return nil
 	case errors.As(err, &tooLarge):
 		return invalid("request body is larger than %d bytes", tooLarge.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The server's ReadTimeout passed while the body was still arriving.
+		return invalid("request body did not arrive in time; send the whole body at once, right after the headers")
 	case errors.Is(err, io.EOF):
 		return invalid("request body is empty; send a JSON object")
 	}
 	return invalid("request body: %v", err)
 }
 
-// fail answers an error: an *Error as it is, a cancelled request not at
+// fail answers an error: as wireError maps it, a cancelled request not at
 // all, anything else as an internal error whose cause goes to the log.
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var e *Error
+	err = wireError(err)
+	var e *channelapi.Error
 	switch {
 	case errors.As(err, &e):
 		if e.Status == 0 {
@@ -297,11 +258,11 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		// The channel is gone.
 	default:
 		s.log.ErrorContext(r.Context(), "channel API call failed", slog.String("path", r.URL.Path), slog.Any("err", err))
-		writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error; see core's log"})
+		writeError(w, &channelapi.Error{Status: http.StatusInternalServerError, Code: channelapi.CodeInternal, Message: "internal error; see core's log"})
 	}
 }
 
-func writeError(w http.ResponseWriter, e *Error) {
+func writeError(w http.ResponseWriter, e *channelapi.Error) {
 	if e.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
 	}

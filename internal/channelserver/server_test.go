@@ -1,4 +1,4 @@
-package channelapi_test
+package channelserver_test
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/channelserver"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
@@ -48,7 +49,9 @@ type core struct {
 	held []channelapi.Work
 }
 
-func newCore(t *testing.T, st *store.Store) *core {
+// newCore serves the channel API on st; opts may change the server and
+// its Deps before it starts.
+func newCore(t *testing.T, st *store.Store, opts ...func(*http.Server, *channelserver.Deps)) *core {
 	t.Helper()
 	ctx := context.Background()
 	log := storetest.Logger(t)
@@ -82,7 +85,13 @@ func newCore(t *testing.T, st *store.Store) *core {
 	_, err = a.SetSetting(ctx, "test", "self_service_submit_interval_seconds", "0")
 	require.NoError(t, err)
 
-	srv := httptest.NewServer(channelapi.NewServer(channelapi.Deps{Service: a, Secret: secret, Log: log}))
+	deps := channelserver.Deps{Service: a, Secret: secret, Log: log}
+	srv := httptest.NewUnstartedServer(nil)
+	for _, o := range opts {
+		o(srv.Config, &deps)
+	}
+	srv.Config.Handler = channelserver.NewServer(deps)
+	srv.Start()
 	t.Cleanup(srv.Close)
 	c := &core{app: a, fx: fx, url: srv.URL, api: channelapi.NewClient(srv.URL, secret, srv.Client())}
 	h, err := c.api.Hello(ctx, channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})

@@ -1,0 +1,122 @@
+package x_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/adapters/kit/kittest"
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+	"github.com/monitorhq/monitor/internal/testkit"
+)
+
+// The real-sample suite: FxTwitter v2 bodies produced by FxTwitter's own
+// server over X data its developers recorded
+// (shared/fixtures/real/fxtwitter, provenance in its SOURCES.md), which
+// may not be copied into this repository. testkit.RealFixturesDir skips it
+// when they are absent and fails it then on CI.
+
+// realEntry is one row of the samples' _index.json.
+type realEntry struct {
+	File    string            `json:"file"`
+	Request string            `json:"request"`
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"headers"`
+}
+
+func readRealIndex(t *testing.T) (string, []realEntry) {
+	t.Helper()
+	dir := testkit.RealFixturesDir(t, "fxtwitter/fxembed-run")
+	b, err := os.ReadFile(filepath.Join(dir, "_index.json"))
+	require.NoError(t, err)
+	var idx []realEntry
+	require.NoError(t, json.Unmarshal(b, &idx))
+	require.NotEmpty(t, idx)
+	return dir, idx
+}
+
+// TestRealStatuses serves every /2/status body of the samples from the
+// fake FxTwitter, with its recorded status and content type, and fetches
+// it: the 200s must give a graph the declared schemas accept, the errors
+// their codes.
+func TestRealStatuses(t *testing.T) {
+	t.Parallel()
+	dir, idx := readRealIndex(t)
+	h := newHarness(t, nil)
+	const free = "1000000000000000077" // for a sample whose id is not one Fetch accepts
+	wantErr := map[int]adapterv1.ErrorCode{
+		400: adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+		404: adapterv1.ErrorCode_ERROR_CODE_NOT_FOUND,
+	}
+	got := map[string]*adapterv1.FetchResponse{}
+	for _, e := range idx {
+		method, raw, _ := strings.Cut(e.Request, " ")
+		u, err := url.Parse(raw)
+		require.NoError(t, err, e.File)
+		id, ok := strings.CutPrefix(u.Path, "/2/status/")
+		if method != "GET" || !ok {
+			continue // profiles, timelines, threads and search: Fetch reads posts only (FuzzDecode reads them all)
+		}
+		if strings.Trim(id, "0123456789") != "" {
+			id = free
+		}
+		body, err := os.ReadFile(filepath.Join(dir, e.File))
+		require.NoError(t, err)
+		h.fake.SetOverride("/2/status/"+id, e.Status, e.Headers["content-type"], body)
+		resp := h.fetchPost(t, id)
+		h.fake.ClearOverride("/2/status/" + id)
+		if e.Status == 200 {
+			require.Nil(t, resp.GetError(), "%s: %s", e.File, resp.GetError().GetMessage())
+			kittest.CheckGraph(t, h.schemas, resp)
+			require.Equal(t, body, resp.GetSourceResponses()[0].GetBody(), "%s: raw body byte for byte", e.File)
+		} else {
+			require.Equal(t, wantErr[e.Status], resp.GetError().GetCode(), "%s: %s", e.File, resp.GetError().GetMessage())
+		}
+		got[e.File] = resp
+	}
+	require.GreaterOrEqual(t, len(got), 12)
+
+	// Expectations read from the samples by hand.
+	jack := got["2_status_20.json"]
+	require.Equal(t, "just setting up my twttr", jack.GetDisplay().GetText())
+	require.Equal(t, "jack：just setting up my twttr", jack.GetDisplay().GetSummary())
+	require.Equal(t, time.Date(2006, 3, 21, 20, 50, 14, 0, time.UTC), jack.GetDisplay().GetPublishedAt().AsTime())
+
+	booster := got["2_status_1848831595014459513.json"]
+	require.True(t, strings.HasPrefix(booster.GetDisplay().GetText(), "Flight 6 Super Heavy booster moved to the Starbase pad"))
+	require.Equal(t, "SpaceX", booster.GetDisplay().GetAuthorName())
+	require.Equal(t, []string{
+		"https://pbs.twimg.com/media/GahebgHbEAEevTU.jpg?name=orig",
+		"https://pbs.twimg.com/media/GahecZ5aAAEX7GX.jpg?name=orig",
+		"https://pbs.twimg.com/media/GaheddqbsAAzGXg.jpg?name=orig",
+	}, displayURLs(booster))
+	require.True(t, strings.HasSuffix(booster.GetDisplay().GetSummary(), " [图片][图片][图片]"))
+
+	// Four formats (an HLS playlist and three MP4s): the MP4 of the
+	// highest bitrate, 2176000 at 1280x720.
+	cockatoo := got["2_status_1841206275088290279.json"]
+	require.Equal(t, []string{
+		"https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/1280x720/NRpzIavCR5W-jWFh.mp4?tag=12",
+	}, displayURLs(cockatoo))
+	require.Equal(t, "Tranquility Found", cockatoo.GetDisplay().GetAuthorName())
+
+	require.Len(t, displayURLs(got["2_status_991610.json"]), 2, "two videos in one post")
+	require.Equal(t, "suspended", got["2_status_991500.json"].GetError().GetReason())
+}
+
+// displayURLs lists the addresses of the media shown with the post.
+func displayURLs(resp *adapterv1.FetchResponse) []string {
+	var out []string
+	for _, m := range resp.GetMedia() {
+		if m.GetPurpose() == "" {
+			out = append(out, m.GetUrl())
+		}
+	}
+	return out
+}

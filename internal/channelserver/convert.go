@@ -1,0 +1,130 @@
+package channelserver
+
+import (
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+// This file is the one place that converts between the wire's types
+// (channelapi) and the business layer's (app). Where the two are the same
+// struct, a Go conversion keeps them in step: a field added to one side
+// and not the other stops the build here.
+
+func instanceOf(h channelapi.Hello) app.ChannelInstance { return app.ChannelInstance(h) }
+
+func helloReply(r app.ChannelHelloReply) channelapi.HelloReply { return channelapi.HelloReply(r) }
+
+func pollLeaseRequest(r channelapi.PollLeaseRequest) app.ChannelPollLeaseRequest {
+	return app.ChannelPollLeaseRequest(r)
+}
+
+func pollLeaseReply(r app.ChannelPollLeaseReply) channelapi.PollLeaseReply {
+	return channelapi.PollLeaseReply(r)
+}
+
+func updatesRequest(r channelapi.UpdatesRequest) app.ChannelUpdatesRequest {
+	us := make([]app.ChannelUpdate, 0, len(r.Updates))
+	for _, u := range r.Updates {
+		us = append(us, updateOf(u))
+	}
+	return app.ChannelUpdatesRequest{ChannelID: r.ChannelID, Owner: r.Owner, Updates: us, NextOffset: r.NextOffset}
+}
+
+func updatesReply(r app.ChannelUpdatesReply) channelapi.UpdatesReply {
+	return channelapi.UpdatesReply(r)
+}
+
+// updateOf is an update as the channel posted it.
+func updateOf(u channelapi.Update) app.ChannelUpdate {
+	var es []app.ChannelEntity
+	for _, e := range u.Entities {
+		es = append(es, app.ChannelEntity(e))
+	}
+	return app.ChannelUpdate{UpdateID: u.UpdateID, Kind: u.Kind, From: app.ChannelUser(u.From), ChatID: u.ChatID,
+		ChatType: u.ChatType, MessageID: u.MessageID, Text: u.Text, Entities: es, ReplyToMessageID: u.ReplyToMessageID,
+		CallbackID: u.CallbackID, CallbackData: u.CallbackData}
+}
+
+// wireUpdate is a stored update as a claimed item carries it.
+func wireUpdate(u app.ChannelUpdate) channelapi.Update {
+	var es []channelapi.Entity
+	for _, e := range u.Entities {
+		es = append(es, channelapi.Entity(e))
+	}
+	return channelapi.Update{UpdateID: u.UpdateID, Kind: u.Kind, From: channelapi.User(u.From), ChatID: u.ChatID,
+		ChatType: u.ChatType, MessageID: u.MessageID, Text: u.Text, Entities: es, ReplyToMessageID: u.ReplyToMessageID,
+		CallbackID: u.CallbackID, CallbackData: u.CallbackData}
+}
+
+func claimRequest(r channelapi.ClaimRequest) app.ChannelClaimRequest {
+	return app.ChannelClaimRequest(r)
+}
+
+// worksOf lists claimed items; none is an empty list, never null.
+func worksOf(ws []app.ChannelWork) []channelapi.Work {
+	out := make([]channelapi.Work, 0, len(ws))
+	for _, w := range ws {
+		v := channelapi.Work{ID: w.ID, Kind: w.Kind, Attempts: w.Attempts, SubmissionID: w.SubmissionID,
+			Progress: w.Progress, LeaseExpiresAt: w.LeaseExpiresAt, Tenant: channelapi.Tenant(w.Tenant)}
+		if w.Update != nil {
+			u := wireUpdate(*w.Update)
+			v.Update = &u
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func captureRequest(r channelapi.CaptureRequest) app.ChannelCaptureRequest {
+	return app.ChannelCaptureRequest(r)
+}
+
+func captureReply(r app.SubmitResult) channelapi.CaptureReply {
+	return channelapi.CaptureReply{SubmissionID: r.SubmissionID, CollectionID: r.CollectionID, State: r.State}
+}
+
+// listReply is one page; no items is an empty list, never null.
+func listReply(p app.ChannelPage) channelapi.ListReply {
+	r := channelapi.ListReply{Items: make([]channelapi.Item, 0, len(p.Items)), More: p.More}
+	for _, v := range p.Items {
+		r.Items = append(r.Items, itemOf(v))
+	}
+	return r
+}
+
+// itemOf is a saved collection as a channel shows it.
+func itemOf(v app.CollectionView) channelapi.Item {
+	return channelapi.Item{ID: v.ID, SourceURL: v.SourceURL, Platform: v.Platform, Visibility: v.Visibility,
+		AuthorName: v.AuthorName, Summary: v.Summary, Text: v.Text, PublishedAt: v.PublishedAt, SavedAt: v.SavedAt,
+		Media: mediaOf(v.Media), State: v.State}
+}
+
+// mediaOf lists an item's media, their durations in whole seconds; none is
+// an empty list, never null.
+func mediaOf(ms []app.MediaView) []channelapi.Media {
+	out := make([]channelapi.Media, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, channelapi.Media{SHA256: m.SHA256, Kind: m.Kind, Mime: m.Mime, Size: m.Size, Width: m.Width,
+			Height: m.Height, Duration: (m.DurationMS + 500) / 1000, Alt: m.Alt, Sensitive: m.Sensitive})
+	}
+	return out
+}
+
+func saveReply(r app.SaveReply) channelapi.SaveReply { return channelapi.SaveReply(r) }
+
+func usageReply(r app.ChannelUsageReply) channelapi.UsageReply { return channelapi.UsageReply(r) }
+
+func tokenReply(t app.ChannelToken) channelapi.TokenReply { return channelapi.TokenReply(t) }
+
+func deliveryOf(d app.Delivery) channelapi.Delivery {
+	w := channelapi.Delivery{State: d.State, Progress: d.Progress, SubmissionID: d.SubmissionID, ChatID: d.ChatID,
+		StatusMessageID: d.StatusMessageID, ReplyToMessageID: d.ReplyToMessageID, InputURL: d.InputURL,
+		CaptureState: d.CaptureState, Error: d.Error, Public: d.Public}
+	if d.Item != nil {
+		item := itemOf(*d.Item)
+		w.Item = &item
+	}
+	return w
+}
+
+func cacheKey(k channelapi.CacheKey) app.ChannelCacheKey { return app.ChannelCacheKey(k) }

@@ -1,0 +1,96 @@
+package channelserver
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+// routes registers the route table: every path of the protocol
+// (channelapi.Path*), what it decodes, the business action it calls and
+// what it answers.
+func (s *server) routes(mux *http.ServeMux) {
+	post := func(path string, h http.HandlerFunc) { mux.HandleFunc("POST "+path, h) }
+
+	post(channelapi.PathHello, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.Hello) (channelapi.HelloReply, error) {
+		r, err := s.svc.ChannelHello(ctx, instanceOf(in))
+		return helloReply(r), err
+	}))
+	post(channelapi.PathPollLease, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.PollLeaseRequest) (channelapi.PollLeaseReply, error) {
+		r, err := s.svc.ChannelPollLease(ctx, pollLeaseRequest(in))
+		return pollLeaseReply(r), err
+	}))
+	post(channelapi.PathUpdates, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.UpdatesRequest) (channelapi.UpdatesReply, error) {
+		r, err := s.svc.ChannelAcceptUpdates(ctx, updatesRequest(in))
+		return updatesReply(r), err
+	}))
+	post(channelapi.PathClaim, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.ClaimRequest) (channelapi.ClaimReply, error) {
+		w, err := s.svc.ChannelClaim(ctx, claimRequest(in))
+		return channelapi.ClaimReply{Work: worksOf(w)}, err
+	}))
+	post(channelapi.PathRenew, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.LeaseReply, error) {
+		expires, err := s.svc.ChannelRenew(ctx, id, in.Owner)
+		return channelapi.LeaseReply{LeaseExpiresAt: expires}, err
+	}))
+	post(channelapi.PathProgress, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ProgressRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelProgress(ctx, id, in.Owner, in.Progress)
+	}))
+	post(channelapi.PathDone, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelDone(ctx, id, in.Owner)
+	}))
+	post(channelapi.PathDefer, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.DeferRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelDefer(ctx, id, in.Owner, in.AfterSeconds, in.Error)
+	}))
+	post(channelapi.PathFail, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.FailRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelFail(ctx, id, in.Owner, in.Error)
+	}))
+	post(channelapi.PathMessages, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.MessagesRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelMessages(ctx, id, in.Owner, in.ChatID, in.MessageIDs)
+	}))
+	post(channelapi.PathCapture, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.CaptureRequest) (channelapi.CaptureReply, error) {
+		r, err := s.svc.ChannelCapture(ctx, id, captureRequest(in))
+		return captureReply(r), err
+	}))
+	post(channelapi.PathList, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ListRequest) (channelapi.ListReply, error) {
+		p, err := s.svc.ChannelList(ctx, id, in.Owner, in.After, in.Limit)
+		return listReply(p), err
+	}))
+	post(channelapi.PathGet, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ItemRequest) (channelapi.Item, error) {
+		v, err := s.svc.ChannelGet(ctx, id, in.Owner, in.ID)
+		return itemOf(v), err
+	}))
+	post(channelapi.PathDelete, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ItemRequest) (channelapi.DeleteReply, error) {
+		deleted, err := s.svc.ChannelDelete(ctx, id, in.Owner, in.ID)
+		return channelapi.DeleteReply{ID: deleted}, err
+	}))
+	post(channelapi.PathSave, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ItemRequest) (channelapi.SaveReply, error) {
+		r, err := s.svc.ChannelSave(ctx, id, in.Owner, in.ID)
+		return saveReply(r), err
+	}))
+	post(channelapi.PathUsage, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.UsageReply, error) {
+		r, err := s.svc.ChannelUsage(ctx, id, in.Owner)
+		return usageReply(r), err
+	}))
+	post(channelapi.PathToken, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.TokenReply, error) {
+		r, err := s.svc.ChannelToken(ctx, id, in.Owner)
+		return tokenReply(r), err
+	}))
+	post(channelapi.PathDelivery, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.Delivery, error) {
+		d, err := s.svc.ChannelDelivery(ctx, id, in.Owner)
+		return deliveryOf(d), err
+	}))
+	mux.HandleFunc("GET "+channelapi.PathMedia, s.media)
+	post(channelapi.PathCacheGet, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheKey) (channelapi.CacheEntry, error) {
+		remote, err := s.svc.ChannelCacheGet(ctx, cacheKey(in))
+		return channelapi.CacheEntry{CacheKey: in, RemoteID: remote}, err
+	}))
+	post(channelapi.PathCachePut, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheEntry) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelCachePut(ctx, cacheKey(in.CacheKey), in.RemoteID)
+	}))
+	post(channelapi.PathCacheDrop, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheEntry) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelCacheDrop(ctx, cacheKey(in.CacheKey), in.RemoteID)
+	}))
+}
