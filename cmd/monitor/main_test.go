@@ -316,14 +316,18 @@ func TestServeIsReadyAndStopsOnSIGTERM(t *testing.T) {
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		// Read stderr to its end before Wait, which closes the pipe and
+		// would cut off the last log lines.
+		for range addr {
+		}
+		done <- cmd.Wait()
+	}()
 	select {
 	case err := <-done:
 		require.NoError(t, err, "serve must exit 0 after SIGTERM")
 	case <-time.After(12 * time.Second):
 		t.Fatal("serve did not stop within 10 s of SIGTERM")
-	}
-	for range addr { // drain
 	}
 	require.Contains(t, logs.String(), `"msg":"stopped"`)
 }

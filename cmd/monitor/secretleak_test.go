@@ -220,6 +220,7 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	// Embedded: SQLite and media files, with a snapshot.
 	dataDir := t.TempDir()
 	emb := envWith(map[string]string{"MONITOR_DATA_DIR": dataDir})
+	allowFakeMedia(t, emb)
 	c.cli(emb, false, "admin", "tenant", "create", "alice")
 	c.cli(emb, false, "admin", "tenant", "create", "bob")
 	alice := token("alice's token", c.cli(emb, true, "admin", "token", "create", "--tenant", "alice"))
@@ -264,6 +265,7 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		false, "migrate")
 	c.cli(scale, false, "storage-init")
 	c.cli(scale, false, "serve", "--print-config")
+	allowFakeMedia(t, scale)
 	c.cli(scale, false, "admin", "tenant", "create", "carol")
 	carol := token("carol's token", c.cli(scale, true, "admin", "token", "create", "--tenant", "carol"))
 	c.cli(scale, false, "admin", "config", "set", "telegram_token", botToken)
