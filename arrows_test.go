@@ -33,7 +33,7 @@ type arrowRule struct {
 func arrowRules() []arrowRule {
 	return []arrowRule{
 		{
-			From:   []string{"internal/store", "internal/blob", "internal/queue", "internal/adapterapi", "internal/config", "internal/channelapi", "api", "adapters"},
+			From:   []string{"internal/store", "internal/blob", "internal/backup", "internal/queue", "internal/adapterapi", "internal/config", "internal/channelapi", "api", "adapters"},
 			Forbid: []string{"internal/app"},
 			Why:    "nothing below app imports app",
 		},
