@@ -48,6 +48,7 @@ func TestFileModes(t *testing.T) {
 	env := map[string]string{"MONITOR_DATA_DIR": dataDir, "MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_LOG_LEVEL": "error"}
 	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
 	require.Equal(t, 0, code, errOut)
+	allowFakeMedia(t, env)
 	_, errOut, code = cli(t, env, "capture", "https://x.com/archivist_demo/status/2078399740166950912", "--tenant", "alice", "--wait")
 	require.Equal(t, 0, code, errOut)
 
