@@ -49,6 +49,7 @@ func TestFileModes(t *testing.T) {
 	allowFakeMedia(t, env)
 	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
 	require.Equal(t, 0, code, errOut)
+	allowFakeMedia(t, env)
 	_, errOut, code = cli(t, env, "capture", "https://x.com/archivist_demo/status/2078399740166950912", "--tenant", "alice", "--wait")
 	require.Equal(t, 0, code, errOut)
 

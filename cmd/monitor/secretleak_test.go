@@ -226,6 +226,7 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	alice := token("alice's token", c.cli(emb, true, "admin", "token", "create", "--tenant", "alice"))
 	admin := token("the admin token", c.cli(emb, true, "admin", "token", "create", "--tenant", "bob", "--admin"))
 	c.cli(emb, false, "admin", "config", "set", "telegram_token", botToken)
+	c.cli(emb, false, "admin", "config", "set", "fetch_allow_hosts", testkit.FetchAllowHosts)
 	c.cli(emb, false, "capture", posts[0], "--tenant", "alice", "--wait")
 	c.cli(emb, false, "serve", "--print-config")
 	srv := startProcess(t, emb, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
@@ -269,6 +270,7 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	c.cli(scale, false, "admin", "tenant", "create", "carol")
 	carol := token("carol's token", c.cli(scale, true, "admin", "token", "create", "--tenant", "carol"))
 	c.cli(scale, false, "admin", "config", "set", "telegram_token", botToken)
+	c.cli(scale, false, "admin", "config", "set", "fetch_allow_hosts", testkit.FetchAllowHosts)
 	srv = startProcess(t, scale, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
 	base = srv.addr
 	for _, u := range posts {
