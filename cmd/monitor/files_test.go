@@ -46,7 +46,6 @@ func TestFileModes(t *testing.T) {
 	fx := testkit.NewFxTwitter(t)
 	dataDir := t.TempDir()
 	env := map[string]string{"MONITOR_DATA_DIR": dataDir, "MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_LOG_LEVEL": "error"}
-	allowFakeMedia(t, env)
 	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
 	require.Equal(t, 0, code, errOut)
 	allowFakeMedia(t, env)
