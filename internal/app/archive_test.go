@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -170,4 +171,53 @@ func TestArchiveWriterImportDatesAndReuses(t *testing.T) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// Media downloaded again under a new cache key (the post's photos got new
+// ids upstream) hold the bytes stored already: the blob is reused and the
+// fresh copies become garbage for the object collector.
+func TestArchiveWriterDownloadReusesTheBlob(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		p := newPipeline(t, st, testLimits())
+		alice := p.tenant(t, "alice", nil)
+		tctx := store.WithTenant(ctx, alice)
+		res, c := p.capture(t, alice, photosPost)
+		require.Equal(t, app.StateComplete, c.State, c.Error)
+		blobs, err := st.BlobCount(tctx)
+		require.NoError(t, err)
+		counts, err := st.ObjectCounts(tctx)
+		require.NoError(t, err)
+		require.Equal(t, map[string]int{store.ObjectAttached: blobs}, counts)
+
+		body := p.fx.Raw("status-photos.json")
+		for _, id := range []string{"2078399587459792896", "2078399588604837889"} {
+			require.Contains(t, string(body), id)
+			body = bytes.ReplaceAll(body, []byte(id), []byte(id[:len(id)-1]+"0"))
+		}
+		p.fx.SetOverride("/2/status/2078399740166950912", 200, "application/json", body)
+		rr, err := p.app.Refresh(ctx, alice, res.CollectionID, "")
+		require.NoError(t, err)
+		c2 := p.wait(t, alice, rr.CaptureID)
+		require.Equal(t, app.StateComplete, c2.State, c2.Error)
+		require.Equal(t, *c.RevisionID, *c2.RevisionID, "the same bytes make the same content")
+		for _, photo := range []string{"/media/pbs.twimg.com/media/GwQx7fHa0AAbC1d.jpg", "/media/pbs.twimg.com/media/GwQx7fHa0AEzY9k.jpg"} {
+			require.Equal(t, 2, p.fx.Hits(photo), "%s is downloaded by both captures", photo)
+		}
+
+		after, err := st.BlobCount(tctx)
+		require.NoError(t, err)
+		require.Equal(t, blobs, after, "no second blob for the same bytes")
+		counts, err = st.ObjectCounts(tctx)
+		require.NoError(t, err)
+		require.Equal(t, map[string]int{store.ObjectAttached: blobs, store.ObjectGarbage: 2}, counts)
+		coll, err := p.app.Collection(ctx, alice, res.CollectionID)
+		require.NoError(t, err)
+		for _, m := range coll.Media {
+			rc, _, err := p.app.OpenMedia(ctx, alice, m.SHA256, nil)
+			require.NoError(t, err)
+			require.NoError(t, rc.Close())
+		}
+	})
 }
