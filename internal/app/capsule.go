@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -595,14 +593,13 @@ func (it ImportCollection) contentBytes() int64 {
 	var n int64
 	seen := map[string]bool{}
 	for _, r := range it.Revisions {
-		body, err := json.Marshal(importContent(r, it.SourceURL))
+		c, err := encodeContent(importContent(r, it.SourceURL))
 		if err != nil {
 			continue // importOne reports it
 		}
-		sum := sha256.Sum256(body)
-		if h := hex.EncodeToString(sum[:]); !seen[h] {
-			seen[h] = true
-			n += int64(len(body))
+		if !seen[c.hash] {
+			seen[c.hash] = true
+			n += int64(len(c.body))
 		}
 	}
 	return n
@@ -738,39 +735,39 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		return err
 	}
 	sc := importScope{data: coll.DataScope, access: coll.AccessScope}
-	byHash := map[string]uuid.UUID{}
 	var current uuid.UUID
 	for _, r := range it.Revisions {
 		at := r.CapturedAt
 		if at.IsZero() {
 			at = it.SavedAt
 		}
-		doc := importContent(r, coll.SourceURL)
-		body, err := json.Marshal(doc)
+		content, err := encodeContent(importContent(r, coll.SourceURL))
 		if err != nil {
 			return fmt.Errorf("app: import %s: %w", it.Label, err)
 		}
-		sum := sha256.Sum256(body)
-		hash := hex.EncodeToString(sum[:])
-		if id, ok := byHash[hash]; ok {
-			current = id // the same content twice in the history
-			continue
+		// A capsule carries no schemas; its entities keep "{}".
+		schemas := make(map[string]string, len(content.doc.Graph.Entities))
+		for _, e := range content.doc.Graph.Entities {
+			schemas[e.Key] = "{}"
 		}
-		revID := uuid.Must(uuid.NewV7())
-		capture, err := tx.CaptureInsertFinished(ctx, store.Capture{
-			CollectionID: coll.ID, TenantID: tenantID, Visibility: coll.Visibility, DataScope: coll.DataScope,
-			AccessScope: coll.AccessScope, AdapterID: coll.AdapterID, Provider: store.ProviderCapsule,
-		}, revID, at)
+		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
+			Collection: coll, TenantID: tenantID, Content: content, Schemas: schemas,
+			Imported: &importedCapture{Provider: store.ProviderCapsule, At: at},
+		})
 		if err != nil {
 			return err
 		}
+		current = w.Revision.ID
+		if !w.Created {
+			continue // the same content twice in the history
+		}
 		pos := 0
 		addAsset := func(as store.Asset, sha string) error {
-			blobID, size, err := a.importBlob(ctx, tx, tenantID, sc, sha, as.Mime, coll.Visibility, uploads, blobs, rep)
+			b, err := a.importBlob(ctx, tx, tenantID, sc, sha, as.Mime, coll.Visibility, uploads, blobs, rep)
 			if err != nil {
 				return err
 			}
-			as.CaptureID, as.DataScope, as.Visibility, as.Position, as.BlobID, as.Size = capture.ID, coll.DataScope, coll.Visibility, pos, &blobID, size
+			as.CaptureID, as.DataScope, as.Visibility, as.Position, as.BlobID, as.Size = w.CaptureID, coll.DataScope, coll.Visibility, pos, &b.ID, b.Size
 			pos++
 			return tx.AssetInsertStored(ctx, as)
 		}
@@ -787,22 +784,6 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 				}
 			}
 		}
-		rev, err := tx.RevisionInsertAt(ctx, store.Revision{
-			ID: revID, CollectionID: coll.ID, DataScope: coll.DataScope, Visibility: coll.Visibility,
-			CaptureID: capture.ID, ContentHash: hash, Content: body,
-		}, at)
-		if err != nil {
-			return err
-		}
-		st := staged{Graph: stagedGraph{Root: doc.Graph.Root}}
-		for _, e := range doc.Graph.Entities {
-			st.Graph.Entities = append(st.Graph.Entities, stagedEntity{Key: e.Key, Schema: "{}"})
-		}
-		if err := a.storeGraph(ctx, tx, capture, coll, rev, st, doc); err != nil {
-			return err
-		}
-		byHash[hash] = rev.ID
-		current = rev.ID
 	}
 	if err := tx.CollectionSetCurrent(ctx, coll.ID, current); err != nil {
 		return err
@@ -815,54 +796,43 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 }
 
 // importBlob finds or records the blob of some content in the import's
-// scope, under the same lock as downloads take.
+// scope through the archive writer, as downloads do, and counts it in the
+// report.
 func (a *App) importBlob(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, sc importScope, sha, mime, visibility string,
-	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) (uuid.UUID, int64, error) {
+	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) (store.Blob, error) {
 	k := scopedSHA{sc, sha}
 	if b, ok := blobs[k]; ok {
-		return b.ID, b.Size, nil
+		return b, nil
 	}
-	if err := tx.BlobLock(ctx, sc.data, sc.access, sha); err != nil {
-		return uuid.Nil, 0, err
+	in := blobInput{DataScope: sc.data, AccessScope: sc.access, Visibility: visibility, TenantID: tenantID, SHA256: sha, Mime: mime}
+	if up, ok := uploads[k]; ok {
+		in.Object = &storedObject{ID: up.objectID, Size: up.info.Size}
 	}
-	up, uploaded := uploads[k]
-	existing, err := tx.BlobGetByHash(ctx, sc.data, sc.access, sha)
-	switch {
-	case err == nil:
-		if uploaded { // stored meanwhile by someone else: ours is a duplicate
-			if err := tx.ObjectSetState(ctx, up.objectID, store.ObjectGarbage, up.info.Size, sha); err != nil {
-				return uuid.Nil, 0, err
-			}
-		}
-		rep.ReusedFiles++
-		blobs[k] = existing
-		return existing.ID, existing.Size, nil
-	case !isNotFound(err):
-		return uuid.Nil, 0, err
-	}
-	if !uploaded {
-		if !rep.DryRun {
-			return uuid.Nil, 0, fmt.Errorf("media %s disappeared from this instance during the import; run the import again", sha)
-		}
-		// A dry run pretends, inside the transaction it rolls back.
+	b, reused, err := archiveWriter{}.attachBlob(ctx, tx, in)
+	if errors.Is(err, errBlobMissing) && rep.DryRun {
+		// A dry run uploads nothing and pretends, inside the transaction
+		// it rolls back.
 		id := uuid.Must(uuid.NewV7())
-		up = upload{objectID: id, key: blob.ObjectKey(tenantID, id), info: blob.Info{SHA256: sha}}
-		if err := tx.ObjectInsertPending(ctx, store.Object{ID: id, TenantID: tenantID, Key: up.key}); err != nil {
-			return uuid.Nil, 0, err
+		if err := tx.ObjectInsertPending(ctx, store.Object{ID: id, TenantID: tenantID, Key: blob.ObjectKey(tenantID, id)}); err != nil {
+			return store.Blob{}, err
 		}
+		in.Object = &storedObject{ID: id}
+		b, reused, err = archiveWriter{}.attachBlob(ctx, tx, in)
 	}
-	if err := tx.ObjectSetState(ctx, up.objectID, store.ObjectAttached, up.info.Size, sha); err != nil {
-		return uuid.Nil, 0, err
+	if errors.Is(err, errBlobMissing) {
+		return store.Blob{}, fmt.Errorf("media %s disappeared from this instance during the import; run the import again", sha)
 	}
-	b, err := tx.BlobInsert(ctx, store.Blob{DataScope: sc.data, AccessScope: sc.access, Visibility: visibility, SHA256: sha,
-		Size: up.info.Size, Mime: mime, ObjectID: up.objectID, TenantID: tenantID})
 	if err != nil {
-		return uuid.Nil, 0, err
+		return store.Blob{}, err
 	}
-	rep.UploadedFiles++
-	rep.UploadedBytes += up.info.Size
+	if reused {
+		rep.ReusedFiles++
+	} else {
+		rep.UploadedFiles++
+		rep.UploadedBytes += b.Size
+	}
 	blobs[k] = b
-	return b.ID, b.Size, nil
+	return b, nil
 }
 
 // importContent builds a revision's content the way finalize does, so a
