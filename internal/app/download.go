@@ -222,11 +222,14 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 
 	mime := resp.Header.Get("Content-Type")
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		blobID, err := a.attachBlob(ctx, tx, as, objectID, key, info, mime)
+		b, _, err := archiveWriter{}.attachBlob(ctx, tx, blobInput{
+			DataScope: as.DataScope, AccessScope: as.AccessScope, Visibility: as.Visibility, TenantID: as.TenantID,
+			SHA256: info.SHA256, Mime: firstNonEmpty(mime, as.Mime), Object: &storedObject{ID: objectID, Size: info.Size},
+		})
 		if err != nil {
 			return err
 		}
-		if err := tx.AssetAttach(ctx, as.ID, blobID, info.Size, mime); err != nil {
+		if err := tx.AssetAttach(ctx, as.ID, b.ID, info.Size, mime); err != nil {
 			return err
 		}
 		// Keep exactly the stored size reserved until finalize.
@@ -236,36 +239,6 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 		meter.reserved = info.Size
 		return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
 	})
-}
-
-// attachBlob reuses the blob that already holds this content in the same
-// scope (the fresh object becomes garbage) or records a new one, under a
-// lock on (data scope, access scope, sha256).
-func (a *App) attachBlob(ctx context.Context, tx *store.Tx, as store.Asset, objectID uuid.UUID, key string, info blob.Info, mime string) (uuid.UUID, error) {
-	if err := tx.BlobLock(ctx, as.DataScope, as.AccessScope, info.SHA256); err != nil {
-		return uuid.Nil, err
-	}
-	existing, err := tx.BlobGetByHash(ctx, as.DataScope, as.AccessScope, info.SHA256)
-	if err == nil {
-		if err := tx.ObjectSetState(ctx, objectID, store.ObjectGarbage, info.Size, info.SHA256); err != nil {
-			return uuid.Nil, err
-		}
-		return existing.ID, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return uuid.Nil, err
-	}
-	if err := tx.ObjectSetState(ctx, objectID, store.ObjectAttached, info.Size, info.SHA256); err != nil {
-		return uuid.Nil, err
-	}
-	if mime == "" {
-		mime = as.Mime
-	}
-	b, err := tx.BlobInsert(ctx, store.Blob{
-		DataScope: as.DataScope, AccessScope: as.AccessScope, Visibility: as.Visibility, SHA256: info.SHA256,
-		Size: info.Size, Mime: mime, ObjectID: objectID, TenantID: as.TenantID,
-	})
-	return b.ID, err
 }
 
 // afterAsset starts finalizing once every asset of the capture is

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -26,53 +24,6 @@ func (w *finalizeWorker) Timeout(*river.Job[queue.FinalizeArgs]) time.Duration {
 
 func (w *finalizeWorker) Work(ctx context.Context, job *river.Job[queue.FinalizeArgs]) error {
 	return w.app.runFinalize(store.WithTenant(ctx, job.Args.TenantID), job.Args.CaptureID)
-}
-
-// contentDoc is a revision's content: what its hash covers and what its
-// size counts. Field order is fixed, so equal content gives equal bytes.
-type contentDoc struct {
-	Text        string         `json:"text"`
-	TextKind    string         `json:"text_kind"`
-	Summary     string         `json:"summary"`
-	AuthorName  string         `json:"author_name"`
-	PublishedAt *time.Time     `json:"published_at,omitempty"`
-	SourceURL   string         `json:"source_url"`
-	Media       []contentMedia `json:"media"`
-	Graph       contentGraph   `json:"graph"`
-}
-
-type contentMedia struct {
-	SHA256     string `json:"sha256"`
-	Kind       string `json:"kind"`
-	Mime       string `json:"mime"`
-	Size       int64  `json:"size"`
-	Width      int    `json:"width,omitempty"`
-	Height     int    `json:"height,omitempty"`
-	DurationMS int    `json:"duration_ms,omitempty"`
-	Alt        string `json:"alt,omitempty"`
-	Sensitive  bool   `json:"sensitive"`
-}
-
-type contentGraph struct {
-	Root      string          `json:"root"`
-	Entities  []contentEntity `json:"entities"`
-	Relations []RelationView  `json:"relations"`
-}
-
-type contentEntity struct {
-	Key        string            `json:"key"`
-	Type       string            `json:"type"`
-	ExternalID string            `json:"external_id"`
-	Data       json.RawMessage   `json:"data"`
-	Resources  []contentResource `json:"resources,omitempty"`
-}
-
-type contentResource struct {
-	Purpose string `json:"purpose"`
-	SHA256  string `json:"sha256"`
-	Kind    string `json:"kind"`
-	Mime    string `json:"mime"`
-	Size    int64  `json:"size"`
 }
 
 // runFinalize turns a capture whose assets are all terminal into a
@@ -107,34 +58,17 @@ func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
 		if err := json.Unmarshal(c.Staged, &st); err != nil {
 			return fmt.Errorf("app: finalize %s: staged content: %w", id, err)
 		}
-		doc := buildContent(st, coll, assets)
-		body, err := json.Marshal(doc)
+		content, err := encodeContent(buildContent(st, coll, assets))
 		if err != nil {
 			return fmt.Errorf("app: finalize %s: %w", id, err)
 		}
-		sum := sha256.Sum256(body)
-		hash := hex.EncodeToString(sum[:])
-
-		rev, err := tx.RevisionGetByHash(ctx, coll.ID, hash)
-		switch {
-		case err == nil:
-			if err := tx.RevisionObserved(ctx, rev.ID); err != nil {
-				return err
-			}
-		case isNotFound(err):
-			rev, err = tx.RevisionInsert(ctx, store.Revision{
-				CollectionID: coll.ID, DataScope: coll.DataScope, Visibility: coll.Visibility,
-				CaptureID: c.ID, ContentHash: hash, Content: body,
-			})
-			if err != nil {
-				return err
-			}
-			if err := a.storeGraph(ctx, tx, c, coll, rev, st, doc); err != nil {
-				return err
-			}
-		default:
+		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
+			Collection: coll, TenantID: c.TenantID, Content: content, Schemas: st.Graph.schemas(), CaptureID: c.ID,
+		})
+		if err != nil {
 			return err
 		}
+		rev := w.Revision
 		if err := tx.CollectionSetCurrent(ctx, coll.ID, rev.ID); err != nil {
 			return err
 		}
@@ -211,42 +145,14 @@ func buildContent(st staged, coll store.Collection, assets []store.Asset) conten
 	return doc
 }
 
-// storeGraph records a new revision's entities: each entity and its version
-// (data, schema snapshot and resources' content), the revision's links to
-// them and the relations.
-func (a *App) storeGraph(ctx context.Context, tx *store.Tx, c store.Capture, coll store.Collection, rev store.Revision, st staged, doc contentDoc) error {
-	schemas := map[string]string{}
-	for _, e := range st.Graph.Entities {
-		schemas[e.Key] = e.Schema
+// schemas are the JSON Schemas the adapter declared for the graph's
+// entities, by graph key.
+func (g stagedGraph) schemas() map[string]string {
+	out := make(map[string]string, len(g.Entities))
+	for _, e := range g.Entities {
+		out[e.Key] = e.Schema
 	}
-	for _, e := range doc.Graph.Entities {
-		versionBody, err := json.Marshal(struct {
-			Type      string            `json:"type"`
-			Data      json.RawMessage   `json:"data"`
-			Schema    string            `json:"schema"`
-			Resources []contentResource `json:"resources,omitempty"`
-		}{e.Type, e.Data, schemas[e.Key], e.Resources})
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(versionBody)
-		_, versionID, err := tx.EntityUpsertVersion(ctx,
-			store.Entity{DataScope: coll.DataScope, AccessScope: coll.AccessScope, Visibility: coll.Visibility,
-				Platform: coll.Platform, Type: e.Type, ExternalID: e.ExternalID, TenantID: c.TenantID},
-			store.EntityVersion{Data: e.Data, Schema: []byte(schemas[e.Key]), ContentHash: hex.EncodeToString(sum[:])})
-		if err != nil {
-			return err
-		}
-		if err := tx.RevisionEntityInsert(ctx, rev.ID, versionID, coll.DataScope, e.Key, e.Key == doc.Graph.Root); err != nil {
-			return err
-		}
-	}
-	for _, r := range doc.Graph.Relations {
-		if err := tx.EntityRelationInsert(ctx, rev.ID, coll.DataScope, r.From, r.Relation, r.To); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out
 }
 
 // assetProblems says which media could not be stored, or "" when all were.

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,150 +16,15 @@ import (
 	"github.com/monitorhq/monitor/internal/store"
 )
 
-// This file is the business side of capsules (internal/capsule): reading a
-// tenant's archive out for export, and writing collections read from a
-// capsule back in. The capsule packages convert between these plain values
-// and files; nothing here knows the file format.
+// This file is the import side of capsules (internal/capsule): writing
+// collections read from a capsule into a tenant's archive, through the
+// archive writer (archive.go). The capsule packages convert between these
+// plain values and files; nothing here knows the file format. The export
+// side is capsule_export.go.
 
 // privateAccessScope is the access scope of private content, such as
 // everything imported from a capsule: only its tenant may see it.
 const privateAccessScope = "private"
-
-// exportPage is how many saved collections one read fetches.
-const exportPage = 500
-
-// ExportOptions choose what an export reads.
-type ExportOptions struct {
-	// IncludePrivate also reads private collections.
-	IncludePrivate bool
-	// History also reads every earlier revision.
-	History bool
-}
-
-// ExportedCollection is one saved collection as an export sees it.
-type ExportedCollection struct {
-	ID          uuid.UUID
-	Platform    string
-	EntityType  string
-	ObjectScope string
-	ExternalID  string
-	SourceURL   string
-	Visibility  string
-	// ClaimedVisibility is what the capsule this collection was imported
-	// from claimed ("" for captured content).
-	ClaimedVisibility string
-	SavedAt           time.Time
-	// Current is the current revision.
-	Current ExportedRevision
-	// History holds the earlier revisions, oldest first (with History).
-	History []ExportedRevision
-}
-
-// ExportedRevision is a revision with the upstream address of each of its
-// media, which the revision content does not keep.
-type ExportedRevision struct {
-	RevisionView
-	// MediaSources are the upstream URLs of Media, index by index ("" when
-	// unknown).
-	MediaSources []string
-}
-
-// CountCollections counts the tenant's saved collections.
-func (a *App) CountCollections(ctx context.Context, tenantID uuid.UUID) (int, error) {
-	return a.store.SavedCollectionCount(store.WithTenant(ctx, tenantID), tenantID)
-}
-
-// ExportCollections calls fn for every collection the tenant saved that has
-// content, newest save first. Private collections are left out unless
-// asked for; skipped counts the collections left out (private, or with no
-// completed capture yet). fn may take its time: no transaction is open
-// while it runs.
-func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts ExportOptions, fn func(ExportedCollection) error) (skipped int, err error) {
-	ctx = store.WithTenant(ctx, tenantID)
-	var after *store.SavedCursor
-	for {
-		rows, err := a.store.SavedCollectionList(ctx, tenantID, after, exportPage)
-		if err != nil {
-			return skipped, err
-		}
-		for _, sc := range rows {
-			if sc.CurrentRevisionID == nil || (sc.Visibility == store.Private && !opts.IncludePrivate) {
-				skipped++
-				continue
-			}
-			ec, err := a.exportedCollection(ctx, sc, opts.History)
-			if err != nil {
-				return skipped, err
-			}
-			if err := fn(ec); err != nil {
-				return skipped, err
-			}
-		}
-		if len(rows) < exportPage {
-			return skipped, nil
-		}
-		last := rows[len(rows)-1]
-		after = &store.SavedCursor{SavedAt: last.SavedAt, CollectionID: last.ID}
-	}
-}
-
-func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, history bool) (ExportedCollection, error) {
-	ec := ExportedCollection{ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ObjectScope: sc.ObjectScope,
-		ExternalID: sc.ExternalID, SourceURL: sc.SourceURL, Visibility: sc.Visibility, ClaimedVisibility: sc.ClaimedVisibility,
-		SavedAt: sc.SavedAt}
-	var revs []store.Revision
-	if history {
-		all, err := a.store.RevisionList(ctx, sc.ID)
-		if err != nil {
-			return ec, err
-		}
-		// Oldest first, the current one last whatever its age.
-		for i := len(all) - 1; i >= 0; i-- {
-			if all[i].ID != *sc.CurrentRevisionID {
-				revs = append(revs, all[i])
-			}
-		}
-	}
-	cur, err := a.store.RevisionGet(ctx, *sc.CurrentRevisionID)
-	if err != nil {
-		return ec, err
-	}
-	revs = append(revs, cur)
-	for i, r := range revs {
-		er, err := a.exportedRevision(ctx, r)
-		if err != nil {
-			return ec, err
-		}
-		if i == len(revs)-1 {
-			ec.Current = er
-		} else {
-			ec.History = append(ec.History, er)
-		}
-	}
-	return ec, nil
-}
-
-func (a *App) exportedRevision(ctx context.Context, r store.Revision) (ExportedRevision, error) {
-	rv, err := a.revisionView(ctx, r)
-	if err != nil {
-		return ExportedRevision{}, err
-	}
-	assets, err := a.store.AssetList(ctx, r.CaptureID)
-	if err != nil {
-		return ExportedRevision{}, err
-	}
-	// Media appear in the content in asset order, so the n-th display
-	// media is the n-th complete display asset.
-	var sources []string
-	for _, as := range assets {
-		if as.Purpose == "" && as.State == store.AssetComplete {
-			sources = append(sources, as.SourceURL)
-		}
-	}
-	er := ExportedRevision{RevisionView: rv, MediaSources: make([]string, len(rv.Media))}
-	copy(er.MediaSources, sources)
-	return er, nil
-}
 
 // ImportCollection is one collection to import: its identity, when the
 // tenant saved it, and its revisions.
@@ -595,14 +458,13 @@ func (it ImportCollection) contentBytes() int64 {
 	var n int64
 	seen := map[string]bool{}
 	for _, r := range it.Revisions {
-		body, err := json.Marshal(importContent(r, it.SourceURL))
+		c, err := encodeContent(importContent(r, it.SourceURL))
 		if err != nil {
 			continue // importOne reports it
 		}
-		sum := sha256.Sum256(body)
-		if h := hex.EncodeToString(sum[:]); !seen[h] {
-			seen[h] = true
-			n += int64(len(body))
+		if !seen[c.hash] {
+			seen[c.hash] = true
+			n += int64(len(c.body))
 		}
 	}
 	return n
@@ -738,39 +600,39 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		return err
 	}
 	sc := importScope{data: coll.DataScope, access: coll.AccessScope}
-	byHash := map[string]uuid.UUID{}
 	var current uuid.UUID
 	for _, r := range it.Revisions {
 		at := r.CapturedAt
 		if at.IsZero() {
 			at = it.SavedAt
 		}
-		doc := importContent(r, coll.SourceURL)
-		body, err := json.Marshal(doc)
+		content, err := encodeContent(importContent(r, coll.SourceURL))
 		if err != nil {
 			return fmt.Errorf("app: import %s: %w", it.Label, err)
 		}
-		sum := sha256.Sum256(body)
-		hash := hex.EncodeToString(sum[:])
-		if id, ok := byHash[hash]; ok {
-			current = id // the same content twice in the history
-			continue
+		// A capsule carries no schemas; its entities keep "{}".
+		schemas := make(map[string]string, len(content.doc.Graph.Entities))
+		for _, e := range content.doc.Graph.Entities {
+			schemas[e.Key] = "{}"
 		}
-		revID := uuid.Must(uuid.NewV7())
-		capture, err := tx.CaptureInsertFinished(ctx, store.Capture{
-			CollectionID: coll.ID, TenantID: tenantID, Visibility: coll.Visibility, DataScope: coll.DataScope,
-			AccessScope: coll.AccessScope, AdapterID: coll.AdapterID, Provider: store.ProviderCapsule,
-		}, revID, at)
+		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
+			Collection: coll, TenantID: tenantID, Content: content, Schemas: schemas,
+			Imported: &importedCapture{Provider: store.ProviderCapsule, At: at},
+		})
 		if err != nil {
 			return err
 		}
+		current = w.Revision.ID
+		if !w.Created {
+			continue // the same content twice in the history
+		}
 		pos := 0
 		addAsset := func(as store.Asset, sha string) error {
-			blobID, size, err := a.importBlob(ctx, tx, tenantID, sc, sha, as.Mime, coll.Visibility, uploads, blobs, rep)
+			b, err := a.importBlob(ctx, tx, tenantID, sc, sha, as.Mime, coll.Visibility, uploads, blobs, rep)
 			if err != nil {
 				return err
 			}
-			as.CaptureID, as.DataScope, as.Visibility, as.Position, as.BlobID, as.Size = capture.ID, coll.DataScope, coll.Visibility, pos, &blobID, size
+			as.CaptureID, as.DataScope, as.Visibility, as.Position, as.BlobID, as.Size = w.CaptureID, coll.DataScope, coll.Visibility, pos, &b.ID, b.Size
 			pos++
 			return tx.AssetInsertStored(ctx, as)
 		}
@@ -787,22 +649,6 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 				}
 			}
 		}
-		rev, err := tx.RevisionInsertAt(ctx, store.Revision{
-			ID: revID, CollectionID: coll.ID, DataScope: coll.DataScope, Visibility: coll.Visibility,
-			CaptureID: capture.ID, ContentHash: hash, Content: body,
-		}, at)
-		if err != nil {
-			return err
-		}
-		st := staged{Graph: stagedGraph{Root: doc.Graph.Root}}
-		for _, e := range doc.Graph.Entities {
-			st.Graph.Entities = append(st.Graph.Entities, stagedEntity{Key: e.Key, Schema: "{}"})
-		}
-		if err := a.storeGraph(ctx, tx, capture, coll, rev, st, doc); err != nil {
-			return err
-		}
-		byHash[hash] = rev.ID
-		current = rev.ID
 	}
 	if err := tx.CollectionSetCurrent(ctx, coll.ID, current); err != nil {
 		return err
@@ -815,54 +661,43 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 }
 
 // importBlob finds or records the blob of some content in the import's
-// scope, under the same lock as downloads take.
+// scope through the archive writer, as downloads do, and counts it in the
+// report.
 func (a *App) importBlob(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, sc importScope, sha, mime, visibility string,
-	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) (uuid.UUID, int64, error) {
+	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) (store.Blob, error) {
 	k := scopedSHA{sc, sha}
 	if b, ok := blobs[k]; ok {
-		return b.ID, b.Size, nil
+		return b, nil
 	}
-	if err := tx.BlobLock(ctx, sc.data, sc.access, sha); err != nil {
-		return uuid.Nil, 0, err
+	in := blobInput{DataScope: sc.data, AccessScope: sc.access, Visibility: visibility, TenantID: tenantID, SHA256: sha, Mime: mime}
+	if up, ok := uploads[k]; ok {
+		in.Object = &storedObject{ID: up.objectID, Size: up.info.Size}
 	}
-	up, uploaded := uploads[k]
-	existing, err := tx.BlobGetByHash(ctx, sc.data, sc.access, sha)
-	switch {
-	case err == nil:
-		if uploaded { // stored meanwhile by someone else: ours is a duplicate
-			if err := tx.ObjectSetState(ctx, up.objectID, store.ObjectGarbage, up.info.Size, sha); err != nil {
-				return uuid.Nil, 0, err
-			}
-		}
-		rep.ReusedFiles++
-		blobs[k] = existing
-		return existing.ID, existing.Size, nil
-	case !isNotFound(err):
-		return uuid.Nil, 0, err
-	}
-	if !uploaded {
-		if !rep.DryRun {
-			return uuid.Nil, 0, fmt.Errorf("media %s disappeared from this instance during the import; run the import again", sha)
-		}
-		// A dry run pretends, inside the transaction it rolls back.
+	b, reused, err := archiveWriter{}.attachBlob(ctx, tx, in)
+	if errors.Is(err, errBlobMissing) && rep.DryRun {
+		// A dry run uploads nothing and pretends, inside the transaction
+		// it rolls back.
 		id := uuid.Must(uuid.NewV7())
-		up = upload{objectID: id, key: blob.ObjectKey(tenantID, id), info: blob.Info{SHA256: sha}}
-		if err := tx.ObjectInsertPending(ctx, store.Object{ID: id, TenantID: tenantID, Key: up.key}); err != nil {
-			return uuid.Nil, 0, err
+		if err := tx.ObjectInsertPending(ctx, store.Object{ID: id, TenantID: tenantID, Key: blob.ObjectKey(tenantID, id)}); err != nil {
+			return store.Blob{}, err
 		}
+		in.Object = &storedObject{ID: id}
+		b, reused, err = archiveWriter{}.attachBlob(ctx, tx, in)
 	}
-	if err := tx.ObjectSetState(ctx, up.objectID, store.ObjectAttached, up.info.Size, sha); err != nil {
-		return uuid.Nil, 0, err
+	if errors.Is(err, errBlobMissing) {
+		return store.Blob{}, fmt.Errorf("media %s disappeared from this instance during the import; run the import again", sha)
 	}
-	b, err := tx.BlobInsert(ctx, store.Blob{DataScope: sc.data, AccessScope: sc.access, Visibility: visibility, SHA256: sha,
-		Size: up.info.Size, Mime: mime, ObjectID: up.objectID, TenantID: tenantID})
 	if err != nil {
-		return uuid.Nil, 0, err
+		return store.Blob{}, err
 	}
-	rep.UploadedFiles++
-	rep.UploadedBytes += up.info.Size
+	if reused {
+		rep.ReusedFiles++
+	} else {
+		rep.UploadedFiles++
+		rep.UploadedBytes += b.Size
+	}
 	blobs[k] = b
-	return b.ID, b.Size, nil
+	return b, nil
 }
 
 // importContent builds a revision's content the way finalize does, so a

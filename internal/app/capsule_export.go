@@ -1,0 +1,151 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/store"
+)
+
+// This file is the export side of capsules (internal/capsule): reading a
+// tenant's archive out as plain values, which the capsule packages write
+// as files; nothing here knows the file format. The import side is
+// capsule_import.go.
+
+// exportPage is how many saved collections one read fetches.
+const exportPage = 500
+
+// ExportOptions choose what an export reads.
+type ExportOptions struct {
+	// IncludePrivate also reads private collections.
+	IncludePrivate bool
+	// History also reads every earlier revision.
+	History bool
+}
+
+// ExportedCollection is one saved collection as an export sees it.
+type ExportedCollection struct {
+	ID          uuid.UUID
+	Platform    string
+	EntityType  string
+	ObjectScope string
+	ExternalID  string
+	SourceURL   string
+	Visibility  string
+	// ClaimedVisibility is what the capsule this collection was imported
+	// from claimed ("" for captured content).
+	ClaimedVisibility string
+	SavedAt           time.Time
+	// Current is the current revision.
+	Current ExportedRevision
+	// History holds the earlier revisions, oldest first (with History).
+	History []ExportedRevision
+}
+
+// ExportedRevision is a revision with the upstream address of each of its
+// media, which the revision content does not keep.
+type ExportedRevision struct {
+	RevisionView
+	// MediaSources are the upstream URLs of Media, index by index ("" when
+	// unknown).
+	MediaSources []string
+}
+
+// CountCollections counts the tenant's saved collections.
+func (a *App) CountCollections(ctx context.Context, tenantID uuid.UUID) (int, error) {
+	return a.store.SavedCollectionCount(store.WithTenant(ctx, tenantID), tenantID)
+}
+
+// ExportCollections calls fn for every collection the tenant saved that has
+// content, newest save first. Private collections are left out unless
+// asked for; skipped counts the collections left out (private, or with no
+// completed capture yet). fn may take its time: no transaction is open
+// while it runs.
+func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts ExportOptions, fn func(ExportedCollection) error) (skipped int, err error) {
+	ctx = store.WithTenant(ctx, tenantID)
+	var after *store.SavedCursor
+	for {
+		rows, err := a.store.SavedCollectionList(ctx, tenantID, after, exportPage)
+		if err != nil {
+			return skipped, err
+		}
+		for _, sc := range rows {
+			if sc.CurrentRevisionID == nil || (sc.Visibility == store.Private && !opts.IncludePrivate) {
+				skipped++
+				continue
+			}
+			ec, err := a.exportedCollection(ctx, sc, opts.History)
+			if err != nil {
+				return skipped, err
+			}
+			if err := fn(ec); err != nil {
+				return skipped, err
+			}
+		}
+		if len(rows) < exportPage {
+			return skipped, nil
+		}
+		last := rows[len(rows)-1]
+		after = &store.SavedCursor{SavedAt: last.SavedAt, CollectionID: last.ID}
+	}
+}
+
+func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, history bool) (ExportedCollection, error) {
+	ec := ExportedCollection{ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ObjectScope: sc.ObjectScope,
+		ExternalID: sc.ExternalID, SourceURL: sc.SourceURL, Visibility: sc.Visibility, ClaimedVisibility: sc.ClaimedVisibility,
+		SavedAt: sc.SavedAt}
+	var revs []store.Revision
+	if history {
+		all, err := a.store.RevisionList(ctx, sc.ID)
+		if err != nil {
+			return ec, err
+		}
+		// Oldest first, the current one last whatever its age.
+		for i := len(all) - 1; i >= 0; i-- {
+			if all[i].ID != *sc.CurrentRevisionID {
+				revs = append(revs, all[i])
+			}
+		}
+	}
+	cur, err := a.store.RevisionGet(ctx, *sc.CurrentRevisionID)
+	if err != nil {
+		return ec, err
+	}
+	revs = append(revs, cur)
+	for i, r := range revs {
+		er, err := a.exportedRevision(ctx, r)
+		if err != nil {
+			return ec, err
+		}
+		if i == len(revs)-1 {
+			ec.Current = er
+		} else {
+			ec.History = append(ec.History, er)
+		}
+	}
+	return ec, nil
+}
+
+func (a *App) exportedRevision(ctx context.Context, r store.Revision) (ExportedRevision, error) {
+	rv, err := a.revisionView(ctx, r)
+	if err != nil {
+		return ExportedRevision{}, err
+	}
+	assets, err := a.store.AssetList(ctx, r.CaptureID)
+	if err != nil {
+		return ExportedRevision{}, err
+	}
+	// Media appear in the content in asset order, so the n-th display
+	// media is the n-th complete display asset.
+	var sources []string
+	for _, as := range assets {
+		if as.Purpose == "" && as.State == store.AssetComplete {
+			sources = append(sources, as.SourceURL)
+		}
+	}
+	er := ExportedRevision{RevisionView: rv, MediaSources: make([]string, len(rv.Media))}
+	copy(er.MediaSources, sources)
+	return er, nil
+}
