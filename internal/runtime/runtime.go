@@ -254,6 +254,9 @@ type Engine struct {
 	adapters *adapterapi.Registry
 	app      *app.App
 	queue    *queue.Queue
+	// now is the one clock of the store, the business layer and the
+	// runtime's own checks (River keeps its own time).
+	now func() time.Time
 }
 
 // OpenEngine assembles the engine: the store (migrated on the embedded
@@ -263,11 +266,12 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Eng
 	if err := prepareDataDir(cfg); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, cfg.Database, log)
+	now := time.Now
+	st, err := store.Open(ctx, cfg.Database, log, store.WithClock(now))
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: log, store: st}
+	e := &Engine{cfg: cfg, log: log, store: st, now: now}
 	fail := func(err error) (*Engine, error) {
 		_ = e.Close()
 		return nil, err
@@ -294,7 +298,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Eng
 	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
-	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, MasterKey: cfg.MasterKey})
+	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
 	}
@@ -367,7 +371,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, err
 	if err != nil {
 		return nil, err
 	}
-	c := &Core{Engine: e, instance: instanceID(), conditions: newConditions(e.app, log)}
+	c := &Core{Engine: e, instance: instanceID(), conditions: newConditions(e.app, e.now, log)}
 	var lc net.ListenConfig
 	if c.listener, err = lc.Listen(ctx, "tcp", cfg.HTTPAddr); err != nil {
 		_ = e.Close()

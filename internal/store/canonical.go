@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -22,12 +23,11 @@ func (tx *Tx) CollectionCanonical(ctx context.Context, id uuid.UUID) (uuid.UUID,
 // one reference). from is marked unreferenced when nothing saves it any
 // more; to is no longer.
 func (tx *Tx) CaptureRepoint(ctx context.Context, captureID, from, to uuid.UUID) error {
-	return wrap(tx.d, "move capture to its canonical collection", tx.d.repointCapture(ctx, tx.tx, captureID, from, to))
+	return wrap(tx.d, "move capture to its canonical collection", tx.d.repointCapture(ctx, tx.tx, captureID, from, to, tx.now()))
 }
 
 // repointCapture is CaptureRepoint where no database function does it.
-func repointCapture(ctx context.Context, q querier, captureID, from, to uuid.UUID) error {
-	at := now()
+func repointCapture(ctx context.Context, q querier, captureID, from, to uuid.UUID, at time.Time) error {
 	steps := []struct {
 		sql  string
 		args []any
