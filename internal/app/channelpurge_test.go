@@ -15,6 +15,7 @@ import (
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 // buttonPress is a press by user on a bot message of the user's private
@@ -40,7 +41,7 @@ func TestChannelRetentionFollowsTheSetting(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t), Now: clk.Now})
 		_, err := a.SetSetting(ctx, app.ActorCLI, "channel_retention_days", "10")
 		require.NoError(t, err)
@@ -112,7 +113,7 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		log := storetest.Logger(t)
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: log, Now: clk.Now})
 		_, err := a.SetSetting(ctx, app.ActorCLI, "channel_retention_days", "2")
 		require.NoError(t, err)
@@ -155,8 +156,8 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 // progress.
 func TestChannelPurgeKeepsDeliveryProgress(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		st := p.st
 		a := p.app
 		ctx := context.Background()
 		ch := hello(t, a)

@@ -16,6 +16,7 @@ import (
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 func TestErrorLogRecord(t *testing.T) {
@@ -64,7 +65,7 @@ func TestErrorLogRetention(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t), Now: clk.Now})
 		_, err := a.SetSetting(ctx, app.ActorCLI, "error_log_retention_days", "10")
 		require.NoError(t, err)
@@ -104,7 +105,7 @@ func TestErrorLogPurgeRunsOnStart(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		log := storetest.Logger(t)
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: log, Now: clk.Now})
 		a.LogError(ctx, app.ErrorRecord{Source: app.SourceCapture, Message: "old"})
 		clk.Advance(31 * 24 * time.Hour) // the default retention is 30 days
@@ -135,8 +136,7 @@ func TestErrorLogPurgeRunsOnStart(t *testing.T) {
 
 func TestFailedCaptureIsInTheErrorLog(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		tenant := p.tenant(t, "alice", nil)
 		res, final := p.capture(t, tenant, goncePost)
 		require.Equal(t, app.StateFailed, final.State)

@@ -25,8 +25,8 @@ func limitOf(t *testing.T, err error) *app.LimitError {
 
 func TestSubmitLimits(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		st := p.st
 		ctx := context.Background()
 		p.tenant(t, "alice", nil)
 		alice, err := p.app.TenantByName(ctx, "alice")
@@ -108,8 +108,7 @@ func TestSubmitLimits(t *testing.T) {
 
 func TestApprovalAndStatus(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		bob := p.tenant(t, "bob", nil)
 		pending := store.TenantPending
@@ -147,8 +146,7 @@ func TestApprovalAndStatus(t *testing.T) {
 
 func TestEveryAdminActionIsAudited(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		p.tenant(t, "carol", nil)
 		_, tok, err := p.app.CreateToken(ctx, "ops", "carol", "laptop", true)

@@ -262,11 +262,12 @@ type Engine struct {
 // OpenEngine assembles the engine: the store (migrated on the embedded
 // default), the blob store, the built-in and configured adapters, the
 // business layer and its queue, not started yet.
-func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Engine, error) {
+func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := prepareDataDir(cfg); err != nil {
 		return nil, err
 	}
-	now := time.Now
+	o := buildOptions(opts)
+	now := o.now
 	st, err := store.Open(ctx, cfg.Database, log, store.WithClock(now))
 	if err != nil {
 		return nil, err
@@ -298,7 +299,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Eng
 	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
-	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey})
+	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
 	}
@@ -363,11 +364,11 @@ type Core struct {
 
 // Open assembles a core: the engine and the HTTP listener, bound now so
 // that a taken or invalid address fails here rather than after start-up.
-func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, error) {
+func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Option) (*Core, error) {
 	if cfg.ChannelAddr != "" && cfg.ChannelSecret == "" {
 		return nil, errors.New("channel API: MONITOR_CHANNEL_ADDR is set but MONITOR_CHANNEL_SECRET is empty; set a long random secret (or MONITOR_CHANNEL_SECRET_FILE) and give the same one to `monitor telegram`")
 	}
-	e, err := OpenEngine(ctx, cfg, log)
+	e, err := OpenEngine(ctx, cfg, log, opts...)
 	if err != nil {
 		return nil, err
 	}
