@@ -83,18 +83,8 @@ func BenchmarkSubmitToComplete(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for {
-			c, err := p.app.Capture(ctx, tenant, res.CaptureID)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if c.State == app.StateComplete {
-				break
-			}
-			if c.State == app.StateFailed || c.State == app.StatePartial {
-				b.Fatalf("capture %s: %s", c.State, c.Error)
-			}
-			time.Sleep(time.Millisecond)
+		if c := p.wait(b, tenant, res.CaptureID); c.State != app.StateComplete {
+			b.Fatalf("capture %s: %s", c.State, c.Error)
 		}
 		mu.Lock()
 		lats = append(lats, time.Since(start))

@@ -16,6 +16,7 @@ import (
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // buttonPress is a press by user on a bot message of the user's private
@@ -129,23 +130,18 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, q.AddPeriodic(queue.Schedule()...))
 		a.AttachQueue(q)
+		purged := testcore.JobDone(t, q, queue.PurgeChannelRowsArgs{}.Kind())
 		require.NoError(t, q.Start(ctx))
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_ = q.Stop(ctx)
 		})
+		purged() // the purge runs at start
 		tctx := store.WithTenant(ctx, w.Tenant.ID)
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			n, err := st.InboxCount(tctx, ch)
-			require.NoError(t, err)
-			if n == 0 {
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "the purge did not run at start")
-			time.Sleep(50 * time.Millisecond)
-		}
+		n, err := st.InboxCount(tctx, ch)
+		require.NoError(t, err)
+		require.Zero(t, n)
 		_, err = st.ChannelWorkGet(tctx, w.ID)
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
@@ -176,17 +172,10 @@ func TestChannelPurgeKeepsDeliveryProgress(t *testing.T) {
 			}
 		}
 		require.Equal(t, app.ChannelWorkDeliver, d.Kind)
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			got, err := a.ChannelDelivery(ctx, d.ID, "bot")
-			require.NoError(t, err)
-			if got.State != app.DeliveryPending {
-				require.Equal(t, app.DeliveryReady, got.State, got.Error)
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "the capture did not end")
-			time.Sleep(20 * time.Millisecond)
-		}
+		p.wait(t, w.Tenant.ID, res.CaptureID)
+		got, err := a.ChannelDelivery(ctx, d.ID, "bot")
+		require.NoError(t, err)
+		require.Equal(t, app.DeliveryReady, got.State, got.Error)
 		require.NoError(t, a.ChannelProgress(ctx, d.ID, "bot", json.RawMessage(`{"media_batches":1}`)))
 		require.NoError(t, a.ChannelDone(ctx, d.ID, "bot"))
 

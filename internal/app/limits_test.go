@@ -79,8 +79,9 @@ func TestSubmitLimits(t *testing.T) {
 			_, err := p.app.UpdateTenant(ctx, "test", "alice", app.TenantChange{Limits: &app.TenantLimits{Concurrent: 2}})
 			require.NoError(t, err)
 			// Let the earlier captures finish, then hold new ones in flight.
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.After(30 * time.Second)
 			for {
+				ended := p.core.NextEnd()
 				var n int
 				err := st.InTx(store.WithTenant(ctx, alice.ID), func(tx *store.Tx) error {
 					var err error
@@ -91,8 +92,11 @@ func TestSubmitLimits(t *testing.T) {
 				if n == 0 {
 					break
 				}
-				require.True(t, time.Now().Before(deadline), "earlier captures did not finish")
-				time.Sleep(20 * time.Millisecond)
+				select {
+				case <-ended:
+				case <-deadline:
+					t.Fatal("earlier captures did not finish")
+				}
 			}
 			p.fx.Delay(2 * time.Second)
 			defer p.fx.Delay(0)

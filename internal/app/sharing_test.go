@@ -213,18 +213,8 @@ func TestStopMidDownloadAndResume(t *testing.T) {
 	res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: photosPost})
 	require.NoError(t, err)
 
-	// Wait for the fetch to finish and the downloads to hang.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := p.app.Capture(ctx, alice, res.CaptureID)
-		require.NoError(t, err)
-		if c.State == app.StateDownloading {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "capture never started downloading")
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // the downloads are waiting on the media host
+	// Wait for the fetch to finish and a download to hang on the media host.
+	p.fx.WaitMediaHeld(t, 1)
 	stopCtx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	_ = p.q.Stop(stopCtx) // deadline passes: running downloads are cancelled
 	cancel()

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 
 	"github.com/monitorhq/monitor/adapters/telegram"
 	"github.com/monitorhq/monitor/adapters/x"
@@ -299,5 +300,32 @@ func must(t testing.TB, what string, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("testcore: %s: %v", what, err)
+	}
+}
+
+// JobDone returns a function that waits until a job of the kind has
+// completed, through River's completion subscription. Call it before the
+// queue starts, so a job that runs at start is seen.
+func JobDone(t testing.TB, q *queue.Queue, kind string) (wait func()) {
+	t.Helper()
+	events, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+	t.Cleanup(cancel)
+	return func() {
+		t.Helper()
+		deadline := time.NewTimer(WaitTimeout)
+		defer deadline.Stop()
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("testcore: the queue stopped before a %s job completed", kind)
+				}
+				if ev.Job.Kind == kind {
+					return
+				}
+			case <-deadline.C:
+				t.Fatalf("testcore: no %s job completed within %s", kind, WaitTimeout)
+			}
+		}
 	}
 }
