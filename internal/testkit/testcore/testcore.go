@@ -44,6 +44,10 @@ const WaitTimeout = 30 * time.Second
 type Options struct {
 	// DB is "sqlite" (default) or "postgres".
 	DB string
+	// Store, when set, is an open, migrated store to use instead of a
+	// fresh one of DB. The core then runs on that store's clock and
+	// Core.Clock is nil: only a fresh store gets a clock tests can move.
+	Store *store.Store
 	// Blob is "file" (default) or "s3" (a versitygw server of the test).
 	Blob string
 	// Limits bound the pipeline; zero means TestLimits.
@@ -67,7 +71,8 @@ func TestLimits() app.Limits {
 // Core is one running in-process core of a test.
 type Core struct {
 	Store *store.Store
-	// StoreURL is the connection string of Store (PostgreSQL: monitor_app's).
+	// StoreURL is the connection string of Store (PostgreSQL: monitor_app's;
+	// "" for Options.Store).
 	StoreURL string
 	Blob     blob.Store
 	App      *app.App
@@ -75,7 +80,7 @@ type Core struct {
 	Queue *queue.Queue
 	FX    *testkit.FxTwitter
 	Tme   *testkit.Tme
-	// Clock is the one clock of Store and App.
+	// Clock is the one clock of Store and App (nil with Options.Store).
 	Clock *testkit.Clock
 	*Signals
 }
@@ -107,10 +112,14 @@ func New(t testing.TB, o Options) *Core {
 	if o.Queue == (config.Queue{}) {
 		o.Queue = config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}
 	}
-	c := &Core{Clock: &testkit.Clock{}, Signals: NewSignals()}
-	c.Store, c.StoreURL = storetest.NewWithURL(t, o.DB, store.WithClock(c.Clock.Now))
+	c := &Core{Signals: NewSignals()}
+	if c.Store = o.Store; c.Store == nil {
+		c.Clock = &testkit.Clock{}
+		c.Store, c.StoreURL = storetest.NewWithURL(t, o.DB, store.WithClock(c.Clock.Now))
+	}
 	c.Blob = newBlob(t, o.Blob)
-	deps := app.Deps{Store: c.Store, Blob: c.Blob, Log: log, Limits: o.Limits, Now: c.Clock.Now, Hooks: c.Hooks()}
+	// No Now: the business layer runs on the store's clock.
+	deps := app.Deps{Store: c.Store, Blob: c.Blob, Log: log, Limits: o.Limits, Hooks: c.Hooks()}
 	if o.NoAdapters {
 		c.App = app.New(deps)
 		return c
