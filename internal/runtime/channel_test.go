@@ -13,18 +13,13 @@ import (
 	"github.com/monitorhq/monitor/internal/channelapi"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // channelConfig is testConfig with more environment.
 func channelConfig(t *testing.T, extra map[string]string) *config.Config {
 	t.Helper()
-	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_HTTP_ADDR": "127.0.0.1:0"}
-	for k, v := range extra {
-		env[k] = v
-	}
-	cfg, err := config.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil)
-	require.NoError(t, err)
-	return cfg
+	return testcore.Config(t, extra)
 }
 
 func hello(t *testing.T, addr, secret string) error {
