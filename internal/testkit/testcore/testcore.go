@@ -70,18 +70,24 @@ func TestLimits() app.Limits {
 
 // Core is one running in-process core of a test.
 type Core struct {
+	// Store is the core's database.
 	Store *store.Store
 	// StoreURL is the connection string of Store (PostgreSQL: monitor_app's;
 	// "" for Options.Store).
 	StoreURL string
-	Blob     blob.Store
-	App      *app.App
+	// Blob holds the media bytes.
+	Blob blob.Store
+	// App is the business layer, its hooks armed (Signals).
+	App *app.App
 	// Queue is nil with Options.NoAdapters.
 	Queue *queue.Queue
-	FX    *testkit.FxTwitter
-	Tme   *testkit.Tme
+	// FX and Tme are the fake FxTwitter (and its media hosts) and t.me the
+	// adapters talk to (nil with Options.NoAdapters).
+	FX  *testkit.FxTwitter
+	Tme *testkit.Tme
 	// Clock is the one clock of Store and App (nil with Options.Store).
 	Clock *testkit.Clock
+	// Signals fire when captures end.
 	*Signals
 }
 
