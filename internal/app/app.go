@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
 	"github.com/monitorhq/monitor/internal/adapterapi"
@@ -48,12 +49,26 @@ type Deps struct {
 	Adapters *adapterapi.Registry
 	Log      *slog.Logger
 	Limits   Limits
-	// Now is the clock of limits, retention and garbage collection; nil
-	// means time.Now. Tests set it to move time.
+	// Now is the business layer's only time source (limits, leases,
+	// retention, garbage collection, Retry-After). Give the store the same
+	// one (store.WithClock), so both see one time; nil means the store's
+	// clock. Tests set it to move time.
 	Now func() time.Time
 	// MasterKey (MONITOR_MASTER_KEY) encrypts secret settings; "" means
 	// they cannot be stored or read.
 	MasterKey string
+	// Hooks are signals tests arm; production sets none.
+	Hooks Hooks
+}
+
+// Hooks are signals the pipeline fires for tests, so they wait on an event
+// instead of polling or sleeping (River's testsignal pattern). Production
+// sets none, and an unset hook costs nothing.
+type Hooks struct {
+	// CaptureEnded is called once the transaction that ended a capture
+	// (complete, partial or failed) has committed, so what it reads after
+	// the call is the capture's final state.
+	CaptureEnded func(tenantID, captureID uuid.UUID)
 }
 
 // App is the business layer of one core process.
@@ -66,6 +81,7 @@ type App struct {
 	http     *http.Client
 	queue    *queue.Queue
 	now      func() time.Time
+	hooks    Hooks
 	// masterKey is MONITOR_MASTER_KEY (secrets.go).
 	masterKey string
 	// fetchAllow caches the fetch_allow_hosts setting that http's guard
@@ -79,9 +95,12 @@ type App struct {
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
-		masterKey: d.MasterKey}
+		masterKey: d.MasterKey, hooks: d.Hooks}
 	if a.now == nil {
 		a.now = time.Now
+		if d.Store != nil {
+			a.now = d.Store.Clock()
+		}
 	}
 	if a.limits == (Limits{}) {
 		a.limits = DefaultLimits()

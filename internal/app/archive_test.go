@@ -32,7 +32,7 @@ func TestArchiveWriterCaptureReusesAndBumps(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		alice := p.tenant(t, "alice", nil)
 		res, c := p.capture(t, alice, photosPost)
 		require.Equal(t, app.StateComplete, c.State, c.Error)
@@ -78,7 +78,7 @@ func TestArchiveWriterImportDatesAndReuses(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		alice := p.tenant(t, "alice", nil)
 		files := importFiles{}
 		photo := files.add([]byte("a photo of the tide"))
@@ -180,7 +180,7 @@ func TestArchiveWriterDownloadReusesTheBlob(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		alice := p.tenant(t, "alice", nil)
 		tctx := store.WithTenant(ctx, alice)
 		res, c := p.capture(t, alice, photosPost)

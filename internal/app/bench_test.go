@@ -12,9 +12,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // BenchmarkCapturePhotoPosts captures batches of 200 distinct posts with
@@ -22,18 +22,13 @@ import (
 // pipeline (adapter over gRPC, downloads, dedup, finalize) on SQLite.
 func BenchmarkCapturePhotoPosts(b *testing.B) {
 	b.Run("sqlite-files", func(b *testing.B) {
-		benchmarkPhotoPosts(b, newPipeline(b, storetest.New(b, "sqlite"), testLimits()))
+		benchmarkPhotoPosts(b, newPipeline(b, "sqlite", testLimits()))
 	})
 	b.Run("postgres-s3", func(b *testing.B) {
 		if !slices.Contains(storetest.Drivers(), "postgres") {
 			b.Skip("PostgreSQL is not reachable")
 		}
-		s3 := testkit.StartS3(b)
-		bs, err := blob.NewS3(context.Background(), s3.Options(s3.NewBucket(b)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchmarkPhotoPosts(b, newPipelineOn(b, storetest.New(b, "postgres"), bs, testLimits()))
+		benchmarkPhotoPosts(b, pipelineOf(testcore.New(b, testcore.Options{DB: "postgres", Blob: "s3", Limits: testLimits()})))
 	})
 }
 
@@ -72,8 +67,7 @@ func benchmarkPhotoPosts(b *testing.B, p *pipeline) {
 // BenchmarkSubmitToComplete measures, for text-only posts, the time from
 // Submit returning to the capture being complete, and reports p50 and p95.
 func BenchmarkSubmitToComplete(b *testing.B) {
-	st := storetest.New(b, "sqlite")
-	p := newPipeline(b, st, testLimits())
+	p := newPipeline(b, "sqlite", testLimits())
 	tenant := p.tenant(b, "bench", nil)
 	ctx := context.Background()
 	var (
@@ -89,18 +83,8 @@ func BenchmarkSubmitToComplete(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for {
-			c, err := p.app.Capture(ctx, tenant, res.CaptureID)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if c.State == app.StateComplete {
-				break
-			}
-			if c.State == app.StateFailed || c.State == app.StatePartial {
-				b.Fatalf("capture %s: %s", c.State, c.Error)
-			}
-			time.Sleep(time.Millisecond)
+		if c := p.wait(b, tenant, res.CaptureID); c.State != app.StateComplete {
+			b.Fatalf("capture %s: %s", c.State, c.Error)
 		}
 		mu.Lock()
 		lats = append(lats, time.Since(start))

@@ -7,8 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/store"
-	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
 // The album 101–104 of the fake t.me: every member's link is the album,
@@ -25,9 +23,9 @@ const (
 // a third tenant asking for the member later gets the album at once,
 // without fetching again. The media (and the channel's avatar) is stored once.
 func TestAlbumMemberLinksResolveToTheAlbum(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		st := p.st
 		album := app.PublicCollectionID("telegram", "telegram.message", "tidewatch_demo", "tidewatch_demo/101")
 		alice, bob, carol := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil), p.tenant(t, "carol", nil)
 

@@ -97,7 +97,7 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 		if coll, err = tx.CollectionGet(ctx, c.CollectionID); err != nil {
 			return err
 		}
-		got, err = tx.CaptureClaimSlot(ctx, c, time.Now().Add(slotLease), a.limits.TenantCaptures, a.limits.ConnectionCaptures)
+		got, err = tx.CaptureClaimSlot(ctx, c, a.now().Add(slotLease), a.limits.TenantCaptures, a.limits.ConnectionCaptures)
 		return err
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 func message(updateID, userID int64, text string) app.ChannelUpdate {
@@ -171,8 +172,7 @@ func TestChannelSignupFollowsTheApprovalModeAndAvoidsTakenNames(t *testing.T) {
 
 func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		photos, c := p.capture(t, alice, photosPost)
@@ -231,7 +231,7 @@ func TestSaveTooChecksTheQuotaUnderTheTenantLock(t *testing.T) {
 func TestChannelOnlyThePollerMovesTheOffset(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t), Now: clk.Now})
 		ctx := context.Background()
 		ch := hello(t, a)

@@ -15,6 +15,8 @@ import (
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // buttonPress is a press by user on a bot message of the user's private
@@ -40,7 +42,7 @@ func TestChannelRetentionFollowsTheSetting(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t), Now: clk.Now})
 		_, err := a.SetSetting(ctx, app.ActorCLI, "channel_retention_days", "10")
 		require.NoError(t, err)
@@ -112,7 +114,7 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		log := storetest.Logger(t)
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: log, Now: clk.Now})
 		_, err := a.SetSetting(ctx, app.ActorCLI, "channel_retention_days", "2")
 		require.NoError(t, err)
@@ -128,23 +130,18 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, q.AddPeriodic(queue.Schedule()...))
 		a.AttachQueue(q)
+		purged := testcore.JobDone(t, q, queue.PurgeChannelRowsArgs{}.Kind())
 		require.NoError(t, q.Start(ctx))
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_ = q.Stop(ctx)
 		})
+		purged() // the purge runs at start
 		tctx := store.WithTenant(ctx, w.Tenant.ID)
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			n, err := st.InboxCount(tctx, ch)
-			require.NoError(t, err)
-			if n == 0 {
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "the purge did not run at start")
-			time.Sleep(50 * time.Millisecond)
-		}
+		n, err := st.InboxCount(tctx, ch)
+		require.NoError(t, err)
+		require.Zero(t, n)
 		_, err = st.ChannelWorkGet(tctx, w.ID)
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
@@ -155,8 +152,8 @@ func TestChannelPurgeRunsOnStart(t *testing.T) {
 // progress.
 func TestChannelPurgeKeepsDeliveryProgress(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		st := p.st
 		a := p.app
 		ctx := context.Background()
 		ch := hello(t, a)
@@ -175,17 +172,10 @@ func TestChannelPurgeKeepsDeliveryProgress(t *testing.T) {
 			}
 		}
 		require.Equal(t, app.ChannelWorkDeliver, d.Kind)
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			got, err := a.ChannelDelivery(ctx, d.ID, "bot")
-			require.NoError(t, err)
-			if got.State != app.DeliveryPending {
-				require.Equal(t, app.DeliveryReady, got.State, got.Error)
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "the capture did not end")
-			time.Sleep(20 * time.Millisecond)
-		}
+		p.wait(t, w.Tenant.ID, res.CaptureID)
+		got, err := a.ChannelDelivery(ctx, d.ID, "bot")
+		require.NoError(t, err)
+		require.Equal(t, app.DeliveryReady, got.State, got.Error)
 		require.NoError(t, a.ChannelProgress(ctx, d.ID, "bot", json.RawMessage(`{"media_batches":1}`)))
 		require.NoError(t, a.ChannelDone(ctx, d.ID, "bot"))
 

@@ -80,7 +80,7 @@ func TestCrossTenantPrivateIDs(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
 		saved := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
@@ -173,7 +173,7 @@ func TestImportCannotTakeAPublicID(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
 		album := app.PublicCollectionID("telegram", "telegram.message", "tidewatch_demo", "tidewatch_demo/101")
 		squat := app.ImportCollection{
@@ -214,7 +214,7 @@ func TestImportCannotForgeThePublicCopy(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
 		public := app.PublicCollectionID("x", "x.post", "", photosID)
 		saved := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -286,7 +286,7 @@ func TestCaptureReplacesImportedCopiesOfItsSubmitters(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		carol, dave, erin := p.tenant(t, "carol", nil), p.tenant(t, "dave", nil), p.tenant(t, "erin", nil)
 		public := app.PublicCollectionID("x", "x.post", "", photosID)
 		savedC := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -336,7 +336,7 @@ func TestImportQuotaCheckedBeforeUpload(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		quota := int64(64 << 10)
 		bob := p.tenant(t, "bob", &quota)
 		files := importFiles{}
@@ -362,7 +362,7 @@ func TestRefusedImportDeletesItsUploads(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		p := newPipeline(t, st, testLimits())
+		p := newPipelineOn(t, st, testLimits())
 		quota := int64(16 << 10)
 		bob := p.tenant(t, "bob", &quota)
 		files := importFiles{}

@@ -164,7 +164,7 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 		return retryable(0, "could not reach the media host: %v", err)
 	}
 	defer resp.Body.Close()
-	if e := mediaStatusError(resp); e != nil {
+	if e := mediaStatusError(resp, a.now()); e != nil {
 		return e
 	}
 	limit := a.limits.MaxMediaBytes
@@ -254,21 +254,21 @@ func (a *App) afterAsset(ctx context.Context, tx *store.Tx, captureID, tenantID 
 	return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: captureID, TenantID: tenantID})
 }
 
-// mediaStatusError classifies a media host's answer.
-func mediaStatusError(resp *http.Response) error {
+// mediaStatusError classifies a media host's answer received at now.
+func mediaStatusError(resp *http.Response, now time.Time) error {
 	switch c := resp.StatusCode; {
 	case c >= 200 && c < 300:
 		return nil
 	case c == http.StatusTooManyRequests || c == http.StatusRequestTimeout || c >= 500:
-		return retryable(retryAfter(resp.Header.Get("Retry-After")), "the media host answered %s", resp.Status)
+		return retryable(retryAfter(resp.Header.Get("Retry-After"), now), "the media host answered %s", resp.Status)
 	default:
 		return permanent("the media host answered %s", resp.Status)
 	}
 }
 
-// retryAfter reads a Retry-After header (seconds or an HTTP date), capped
-// at an hour.
-func retryAfter(v string) time.Duration {
+// retryAfter reads a Retry-After header (seconds or an HTTP date, counted
+// from now), capped at an hour.
+func retryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
@@ -276,7 +276,7 @@ func retryAfter(v string) time.Duration {
 	if n, err := strconv.Atoi(v); err == nil {
 		d = time.Duration(n) * time.Second
 	} else if t, err := http.ParseTime(v); err == nil {
-		d = time.Until(t)
+		d = t.Sub(now)
 	}
 	return min(max(d, 0), time.Hour)
 }

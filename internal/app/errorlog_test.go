@@ -16,6 +16,8 @@ import (
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 func TestErrorLogRecord(t *testing.T) {
@@ -64,7 +66,7 @@ func TestErrorLogRetention(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t), Now: clk.Now})
 		_, err := a.SetSetting(ctx, app.ActorCLI, "error_log_retention_days", "10")
 		require.NoError(t, err)
@@ -104,7 +106,7 @@ func TestErrorLogPurgeRunsOnStart(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		log := storetest.Logger(t)
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: log, Now: clk.Now})
 		a.LogError(ctx, app.ErrorRecord{Source: app.SourceCapture, Message: "old"})
 		clk.Advance(31 * 24 * time.Hour) // the default retention is 30 days
@@ -114,29 +116,23 @@ func TestErrorLogPurgeRunsOnStart(t *testing.T) {
 		require.NoError(t, q.AddPeriodic(queue.Schedule()...))
 		require.Error(t, q.AddPeriodic(queue.Schedule()...), "each periodic job once")
 		a.AttachQueue(q)
+		purged := testcore.JobDone(t, q, queue.PurgeErrorLogsArgs{}.Kind())
 		require.NoError(t, q.Start(ctx))
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_ = q.Stop(ctx)
 		})
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			logs, err := a.ErrorLogs(ctx, "", 10)
-			require.NoError(t, err)
-			if len(logs) == 0 {
-				return
-			}
-			require.True(t, time.Now().Before(deadline), "the purge did not run at start")
-			time.Sleep(50 * time.Millisecond)
-		}
+		purged() // the purge runs at start
+		logs, err := a.ErrorLogs(ctx, "", 10)
+		require.NoError(t, err)
+		require.Empty(t, logs)
 	})
 }
 
 func TestFailedCaptureIsInTheErrorLog(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		tenant := p.tenant(t, "alice", nil)
 		res, final := p.capture(t, tenant, goncePost)
 		require.Equal(t, app.StateFailed, final.State)

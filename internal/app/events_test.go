@@ -10,13 +10,14 @@ import (
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 func TestEventDedupResolveReopen(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		clk := &clock{}
+		clk := &testkit.Clock{}
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t), Now: clk.Now})
 
 		require.NoError(t, a.RecordEvent(ctx, app.EventQueueBacklog, app.SeverityWarn, "the oldest capture job has waited 6m"))

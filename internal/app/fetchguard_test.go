@@ -65,8 +65,7 @@ func mediaRequests(fx *testkit.FxTwitter) int {
 
 func TestMediaOnAPrivateAddressIsNeverFetched(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		// The default: nothing allowed, only public addresses are fetched.
@@ -109,8 +108,7 @@ func TestMediaOnAPrivateAddressIsNeverFetched(t *testing.T) {
 
 func TestMediaRedirectsAreCheckedEachHop(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits()) // fetch_allow_hosts=127.0.0.1
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) { // fetch_allow_hosts=127.0.0.1
 		alice := p.tenant(t, "alice", nil)
 		private := newMediaHost(t, "127.0.0.2:0", serveVideo)
 		var hops *mediaHost

@@ -104,6 +104,9 @@ func (a *App) finishCaptureCode(ctx context.Context, tx *store.Tx, c store.Captu
 	if err := tx.CaptureReleaseReservations(ctx, c.ID, c.TenantID); err != nil {
 		return err
 	}
+	if h := a.hooks.CaptureEnded; h != nil {
+		tx.AfterCommit(func() { h(c.TenantID, c.ID) })
+	}
 	return tx.SubmissionsMarkDeliverable(ctx, c.ID)
 }
 

@@ -8,8 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/store"
-	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
 // TestInterruptedCapturesNeverStayStuck: a capture whose work was lost (the
@@ -18,8 +16,7 @@ import (
 // its submitter sees why; a capture that is moving is left alone.
 func TestInterruptedCapturesNeverStayStuck(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		stopCtx, cancel := context.WithTimeout(ctx, 5*time.Second)

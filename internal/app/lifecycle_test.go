@@ -12,7 +12,6 @@ import (
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/store"
-	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
 const day = 24 * time.Hour
@@ -26,8 +25,8 @@ func countFiles(t *testing.T, bs blob.Store) int {
 
 func TestRetentionPurgesAfterTheDeadlineOnly(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		st := p.st
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		res, c := p.capture(t, alice, photosPost)
@@ -74,8 +73,7 @@ func TestRetentionPurgesAfterTheDeadlineOnly(t *testing.T) {
 
 func TestDeleteKeepsWhatOthersSave(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
 		res, c := p.capture(t, alice, photosPost)
@@ -123,8 +121,8 @@ func TestDeleteKeepsWhatOthersSave(t *testing.T) {
 
 func TestGarbageCollectionAfterALostCommit(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		st := p.st
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		// A crash between upload and commit: the bytes are stored, the

@@ -25,8 +25,8 @@ func limitOf(t *testing.T, err error) *app.LimitError {
 
 func TestSubmitLimits(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		st := p.st
 		ctx := context.Background()
 		p.tenant(t, "alice", nil)
 		alice, err := p.app.TenantByName(ctx, "alice")
@@ -79,8 +79,9 @@ func TestSubmitLimits(t *testing.T) {
 			_, err := p.app.UpdateTenant(ctx, "test", "alice", app.TenantChange{Limits: &app.TenantLimits{Concurrent: 2}})
 			require.NoError(t, err)
 			// Let the earlier captures finish, then hold new ones in flight.
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.After(30 * time.Second)
 			for {
+				ended := p.core.NextEnd()
 				var n int
 				err := st.InTx(store.WithTenant(ctx, alice.ID), func(tx *store.Tx) error {
 					var err error
@@ -91,8 +92,11 @@ func TestSubmitLimits(t *testing.T) {
 				if n == 0 {
 					break
 				}
-				require.True(t, time.Now().Before(deadline), "earlier captures did not finish")
-				time.Sleep(20 * time.Millisecond)
+				select {
+				case <-ended:
+				case <-deadline:
+					t.Fatal("earlier captures did not finish")
+				}
 			}
 			p.fx.Delay(2 * time.Second)
 			defer p.fx.Delay(0)
@@ -108,8 +112,7 @@ func TestSubmitLimits(t *testing.T) {
 
 func TestApprovalAndStatus(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		bob := p.tenant(t, "bob", nil)
 		pending := store.TenantPending
@@ -147,8 +150,7 @@ func TestApprovalAndStatus(t *testing.T) {
 
 func TestEveryAdminActionIsAudited(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		p.tenant(t, "carol", nil)
 		_, tok, err := p.app.CreateToken(ctx, "ops", "carol", "laptop", true)

@@ -10,14 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/store"
-	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
 func TestCapturePhotosPost(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		res, c := p.capture(t, alice, photosPost+"?s=20")
@@ -49,8 +46,7 @@ func TestCapturePhotosPost(t *testing.T) {
 
 func TestCaptureFixtures(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t, "sqlite")
-	p := newPipeline(t, st, testLimits())
+	p := newPipeline(t, "sqlite", testLimits())
 	ctx := context.Background()
 	alice := p.tenant(t, "alice", nil)
 

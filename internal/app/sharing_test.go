@@ -12,13 +12,12 @@ import (
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/store"
-	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
 func TestTwoTenantsShareOneBlob(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		st := p.st
 		ctx := context.Background()
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
 		ra, ca := p.capture(t, alice, photosPost)
@@ -65,8 +64,7 @@ func TestTwoTenantsShareOneBlob(t *testing.T) {
 
 func TestIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t, "sqlite")
-	p := newPipeline(t, st, testLimits())
+	p := newPipeline(t, "sqlite", testLimits())
 	ctx := context.Background()
 	alice := p.tenant(t, "alice", nil)
 	req := app.SubmitRequest{TenantID: alice, URL: photosPost, IdemKey: "k-1"}
@@ -90,8 +88,7 @@ func TestIdempotencyKey(t *testing.T) {
 
 func TestRefresh(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		res, c := p.capture(t, alice, photosPost)
@@ -133,8 +130,7 @@ func TestRefresh(t *testing.T) {
 
 func TestRateLimitedThenOK(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t, "sqlite")
-	p := newPipeline(t, st, testLimits())
+	p := newPipeline(t, "sqlite", testLimits())
 	alice := p.tenant(t, "alice", nil)
 	p.fx.SetRetryAfter("1")
 	p.fx.RateLimitNext(1)
@@ -146,8 +142,7 @@ func TestRateLimitedThenOK(t *testing.T) {
 
 func TestOnePhotoFailsCapturePartial(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t, "sqlite")
-	p := newPipeline(t, st, testLimits())
+	p := newPipeline(t, "sqlite", testLimits())
 	ctx := context.Background()
 	alice := p.tenant(t, "alice", nil)
 	p.fx.FailMediaPath("/media/pbs.twimg.com/media/GwQx7fHa0AEzY9k.jpg", 500)
@@ -165,8 +160,7 @@ func TestOnePhotoFailsCapturePartial(t *testing.T) {
 
 func TestQuota(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		p := newPipeline(t, st, testLimits())
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
 		alice := p.tenant(t, "alice", nil)
 		res, c := p.capture(t, alice, photosPost)
@@ -210,8 +204,8 @@ func TestQuota(t *testing.T) {
 
 func TestStopMidDownloadAndResume(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t, "sqlite")
-	p := newPipeline(t, st, testLimits())
+	p := newPipeline(t, "sqlite", testLimits())
+	st := p.st
 	ctx := context.Background()
 	alice := p.tenant(t, "alice", nil)
 	p.fx.SetMediaSize(1 << 20)
@@ -219,18 +213,8 @@ func TestStopMidDownloadAndResume(t *testing.T) {
 	res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: photosPost})
 	require.NoError(t, err)
 
-	// Wait for the fetch to finish and the downloads to hang.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := p.app.Capture(ctx, alice, res.CaptureID)
-		require.NoError(t, err)
-		if c.State == app.StateDownloading {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "capture never started downloading")
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // the downloads are waiting on the media host
+	// Wait for the fetch to finish and a download to hang on the media host.
+	p.fx.WaitMediaHeld(t, 1)
 	stopCtx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	_ = p.q.Stop(stopCtx) // deadline passes: running downloads are cancelled
 	cancel()
@@ -257,10 +241,9 @@ func TestStopMidDownloadAndResume(t *testing.T) {
 
 func TestMediaOverMaxSizeFailsThatAsset(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t, "sqlite")
 	limits := testLimits()
 	limits.MaxMediaBytes = 32 << 10
-	p := newPipeline(t, st, limits)
+	p := newPipeline(t, "sqlite", limits)
 	p.fx.SetMediaSize(48 << 10)
 	alice := p.tenant(t, "alice", nil)
 	_, c := p.capture(t, alice, gifPost)

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -17,17 +16,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monitorhq/monitor/adapters/x"
-	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/channelapi"
 	"github.com/monitorhq/monitor/internal/channelserver"
-	"github.com/monitorhq/monitor/internal/config"
-	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // photosPost is the fixture post with two photos
@@ -36,9 +31,11 @@ const photosPost = "https://x.com/archivist_demo/status/2078399740166950912"
 
 const secret = "channel-test-secret"
 
-// core is the channel API served by a real business layer on a real store,
-// blob store, queue and X adapter over gRPC; only FxTwitter is fake.
+// core is the channel API served by the test core (testcore): a real
+// business layer on a real store, blob store, queue and adapters over gRPC;
+// only FxTwitter and t.me are fake.
 type core struct {
+	tc      *testcore.Core
 	app     *app.App
 	fx      *testkit.FxTwitter
 	api     *channelapi.Client
@@ -49,43 +46,25 @@ type core struct {
 	held []channelapi.Work
 }
 
-// newCore serves the channel API on st; opts may change the server and
-// its Deps before it starts.
+// newCore serves the channel API from a core on st; opts may change the
+// server and its Deps before it starts.
 func newCore(t *testing.T, st *store.Store, opts ...func(*http.Server, *channelserver.Deps)) *core {
 	t.Helper()
+	return newCoreOn(t, testcore.New(t, testcore.Options{Store: st}), opts...)
+}
+
+// newCoreOn serves the channel API from tc, with a channel said hello and
+// holding the poll lease; opts may change the server and its Deps before
+// it starts.
+func newCoreOn(t *testing.T, tc *testcore.Core, opts ...func(*http.Server, *channelserver.Deps)) *core {
+	t.Helper()
 	ctx := context.Background()
-	log := storetest.Logger(t)
-	fx := testkit.NewFxTwitter(t)
-
-	lis, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	actx, stop := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- adapterapi.Serve(actx, lis, x.New(x.Options{BaseURL: fx.URL()}), log) }()
-	t.Cleanup(func() { stop(); <-served })
-	reg, err := adapterapi.Dial(ctx, []string{lis.Addr().String()}, log)
-	require.NoError(t, err)
-	t.Cleanup(reg.Close)
-
-	bs, err := blob.NewFS(t.TempDir())
-	require.NoError(t, err)
-	a := app.New(app.Deps{Store: st, Blob: bs, Adapters: reg, Log: log})
-	_, err = a.SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
-	require.NoError(t, err)
-	q, err := queue.New(st, config.Queue{CaptureWorkers: 4, DownloadWorkers: 8, ControlWorkers: 4}, log, a.RegisterWorkers)
-	require.NoError(t, err)
-	a.AttachQueue(q)
-	require.NoError(t, q.Start(ctx))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.Stop(ctx)
-	})
+	a := tc.App
 	// People here send several links within seconds.
-	_, err = a.SetSetting(ctx, "test", "self_service_submit_interval_seconds", "0")
+	_, err := a.SetSetting(ctx, "test", "self_service_submit_interval_seconds", "0")
 	require.NoError(t, err)
 
-	deps := channelserver.Deps{Service: a, Secret: secret, Log: log}
+	deps := channelserver.Deps{Service: a, Secret: secret, Log: storetest.Logger(t)}
 	srv := httptest.NewUnstartedServer(nil)
 	for _, o := range opts {
 		o(srv.Config, &deps)
@@ -93,7 +72,7 @@ func newCore(t *testing.T, st *store.Store, opts ...func(*http.Server, *channels
 	srv.Config.Handler = channelserver.NewServer(deps)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	c := &core{app: a, fx: fx, url: srv.URL, api: channelapi.NewClient(srv.URL, secret, srv.Client())}
+	c := &core{tc: tc, app: a, fx: tc.FX, url: srv.URL, api: channelapi.NewClient(srv.URL, secret, srv.Client())}
 	h, err := c.api.Hello(ctx, channelapi.Hello{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
 	require.NoError(t, err)
 	c.channel, c.offset = h.ChannelID, h.NextOffset
@@ -133,18 +112,23 @@ func (c *core) next(t *testing.T) channelapi.Work {
 	return c.claim(t)
 }
 
-// claim claims the next ready item, waiting for one.
+// claim claims the next ready item. When none is ready it waits for the
+// next capture to end, which is what makes deliveries ready.
 func (c *core) claim(t *testing.T) channelapi.Work {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.After(testcore.WaitTimeout)
 	for {
+		ended := c.tc.NextEnd()
 		w, err := c.api.Claim(context.Background(), channelapi.ClaimRequest{ChannelID: c.channel, Owner: owner, Max: 1})
 		require.NoError(t, err)
 		if len(w) == 1 {
 			return w[0]
 		}
-		require.True(t, time.Now().Before(deadline), "no work became ready")
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ended:
+		case <-deadline:
+			t.Fatal("no work became ready")
+		}
 	}
 }
 
@@ -176,16 +160,20 @@ func press(user, chat, message int64, data string) channelapi.Update {
 // reports progress until then.
 func (c *core) deliver(t *testing.T, w channelapi.Work) channelapi.Delivery {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.After(testcore.WaitTimeout)
 	for {
+		ended := c.tc.NextEnd()
 		d, err := c.api.Delivery(context.Background(), w.ID, owner)
 		require.NoError(t, err)
 		if d.State != channelapi.DeliveryPending {
 			return d
 		}
 		require.NotEmpty(t, d.Progress, "a running capture says how far it is")
-		require.True(t, time.Now().Before(deadline), "the capture did not end")
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ended:
+		case <-deadline:
+			t.Fatal("the capture did not end")
+		}
 	}
 }
 
@@ -487,8 +475,8 @@ func TestFailedCaptureIsDeliveredWithItsReason(t *testing.T) {
 
 func TestListPagesNewestFirst(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		c := newCore(t, st)
+	testcore.Each(t, testcore.Options{}, func(t *testing.T, tc *testcore.Core) {
+		c := newCoreOn(t, tc)
 		ctx := context.Background()
 		const videoPost = "https://x.com/archivist_demo/status/2079251421658238976"
 		var ids []uuid.UUID
@@ -498,7 +486,7 @@ func TestListPagesNewestFirst(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, c.api.Done(ctx, w.ID, owner))
 			ids = append(ids, r.CollectionID)
-			time.Sleep(2 * time.Millisecond) // distinct save times
+			tc.Clock.Advance(time.Second) // distinct save times
 		}
 		w := c.send(t, private(1, "/list"))
 		page, err := c.api.List(ctx, w.ID, channelapi.ListRequest{Owner: owner, Limit: 1})

@@ -2,10 +2,11 @@ package runtime_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,18 +14,13 @@ import (
 	"github.com/monitorhq/monitor/internal/channelapi"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // channelConfig is testConfig with more environment.
 func channelConfig(t *testing.T, extra map[string]string) *config.Config {
 	t.Helper()
-	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_HTTP_ADDR": "127.0.0.1:0"}
-	for k, v := range extra {
-		env[k] = v
-	}
-	cfg, err := config.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil)
-	require.NoError(t, err)
-	return cfg
+	return testcore.Config(t, extra)
 }
 
 func hello(t *testing.T, addr, secret string) error {
@@ -67,7 +63,10 @@ func TestCoreOpensALoopbackChannelAPIForAnInProcessBot(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "127.0.0.1", host, "only this process may reach it")
 	require.Len(t, secret, 64)
-	require.False(t, strings.Contains(secret, "abc"), "not derived from the bot token")
+	_, err = hex.DecodeString(secret)
+	require.NoError(t, err, "a random hex secret")
+	tokenSum := sha256.Sum256([]byte("123:abc"))
+	require.NotEqual(t, hex.EncodeToString(tokenSum[:]), secret, "not derived from the bot token")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- core.Run(ctx) }()

@@ -46,7 +46,9 @@ type eventSink interface {
 // it was checked. Until a write lands it is retried every conditionRetry.
 type conditions struct {
 	sink eventSink
-	log  *slog.Logger
+	// now is the engine's clock.
+	now func() time.Time
+	log *slog.Logger
 
 	mu    sync.Mutex
 	state map[string]*condition
@@ -62,14 +64,14 @@ type condition struct {
 	triedBad bool
 }
 
-func newConditions(sink eventSink, log *slog.Logger) *conditions {
-	return &conditions{sink: sink, log: log, state: map[string]*condition{}}
+func newConditions(sink eventSink, now func() time.Time, log *slog.Logger) *conditions {
+	return &conditions{sink: sink, now: now, log: log, state: map[string]*condition{}}
 }
 
 // observe reports whether the condition named key is bad now; message
 // describes a bad one for operators.
 func (cs *conditions) observe(ctx context.Context, key, severity string, bad bool, message string) {
-	now := time.Now()
+	now := cs.now()
 	cs.mu.Lock()
 	c := cs.state[key]
 	if c == nil {
@@ -145,7 +147,7 @@ func (c *Core) checkAdapters(ctx context.Context) {
 // checkBacklog records queue.backlog while capture or download jobs wait
 // for a worker longer than backlogAge.
 func (c *Core) checkBacklog(ctx context.Context) {
-	msg, bad, err := backlog(ctx, c.queue.Client(), time.Now())
+	msg, bad, err := backlog(ctx, c.queue.Client(), c.now())
 	if err != nil {
 		if ctx.Err() == nil {
 			c.log.WarnContext(ctx, "cannot check the queue backlog", slog.Any("err", err))

@@ -21,7 +21,7 @@ func TestConditionsRecordTransitions(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a := app.New(app.Deps{Store: st, Log: storetest.Logger(t)})
-		cs := newConditions(a, storetest.Logger(t))
+		cs := newConditions(a, time.Now, storetest.Logger(t))
 		const key = app.EventAdapterOfflinePrefix + "x"
 		events := func(status string) []app.EventView {
 			t.Helper()
@@ -54,7 +54,7 @@ func TestConditionsRecordTransitions(t *testing.T) {
 
 		// After a restart, the first good observation resolves what the
 		// last process left open.
-		restarted := newConditions(a, storetest.Logger(t))
+		restarted := newConditions(a, time.Now, storetest.Logger(t))
 		restarted.observe(ctx, key, app.SeverityError, false, "")
 		require.Empty(t, events(app.EventOpen))
 

@@ -11,13 +11,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/config"
-	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // restCore is a running core on the embedded default with the X adapter
@@ -25,7 +25,7 @@ import (
 type restCore struct {
 	base string
 	fx   *testkit.FxTwitter
-	core *runtime.Core
+	core *testcore.Running
 }
 
 func newRESTCore(t *testing.T, opts ...func(*config.Config)) *restCore {
@@ -90,24 +90,19 @@ func (rc *restCore) do(t *testing.T, token, method, path string, body any, heade
 	return answer{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
-// capture submits a link and polls its capture until it ends.
+// capture submits a link and waits until its capture ends.
 func (rc *restCore) capture(t *testing.T, token, url string, headers ...string) (submitted, final map[string]any) {
 	t.Helper()
 	a := rc.do(t, token, "POST", "/v1/captures", map[string]string{"url": url}, headers...)
 	require.Equal(t, http.StatusAccepted, a.status, string(a.body))
 	submitted = a.json(t)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c := rc.do(t, token, "GET", "/v1/captures/"+submitted["capture_id"].(string), nil)
-		require.Equal(t, http.StatusOK, c.status, string(c.body))
-		final = c.json(t)
-		switch final["state"] {
-		case "complete", "partial", "failed":
-			return submitted, final
-		}
-		require.True(t, time.Now().Before(deadline), "capture did not finish")
-		time.Sleep(20 * time.Millisecond)
-	}
+	id := submitted["capture_id"].(string)
+	rc.core.WaitEnded(t, uuid.MustParse(id))
+	c := rc.do(t, token, "GET", "/v1/captures/"+id, nil)
+	require.Equal(t, http.StatusOK, c.status, string(c.body))
+	final = c.json(t)
+	require.Contains(t, []any{"complete", "partial", "failed"}, final["state"], "an ended capture reads as ended")
+	return submitted, final
 }
 
 func sha(b []byte) string {

@@ -254,20 +254,25 @@ type Engine struct {
 	adapters *adapterapi.Registry
 	app      *app.App
 	queue    *queue.Queue
+	// now is the one clock of the store, the business layer and the
+	// runtime's own checks (River keeps its own time).
+	now func() time.Time
 }
 
 // OpenEngine assembles the engine: the store (migrated on the embedded
 // default), the blob store, the built-in and configured adapters, the
 // business layer and its queue, not started yet.
-func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Engine, error) {
+func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := prepareDataDir(cfg); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, cfg.Database, log)
+	o := buildOptions(opts)
+	now := o.now
+	st, err := store.Open(ctx, cfg.Database, log, store.WithClock(now))
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: log, store: st}
+	e := &Engine{cfg: cfg, log: log, store: st, now: now}
 	fail := func(err error) (*Engine, error) {
 		_ = e.Close()
 		return nil, err
@@ -294,7 +299,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Eng
 	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
-	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, MasterKey: cfg.MasterKey})
+	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
 	}
@@ -359,15 +364,15 @@ type Core struct {
 
 // Open assembles a core: the engine and the HTTP listener, bound now so
 // that a taken or invalid address fails here rather than after start-up.
-func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Core, error) {
+func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Option) (*Core, error) {
 	if cfg.ChannelAddr != "" && cfg.ChannelSecret == "" {
 		return nil, errors.New("channel API: MONITOR_CHANNEL_ADDR is set but MONITOR_CHANNEL_SECRET is empty; set a long random secret (or MONITOR_CHANNEL_SECRET_FILE) and give the same one to `monitor telegram`")
 	}
-	e, err := OpenEngine(ctx, cfg, log)
+	e, err := OpenEngine(ctx, cfg, log, opts...)
 	if err != nil {
 		return nil, err
 	}
-	c := &Core{Engine: e, instance: instanceID(), conditions: newConditions(e.app, log)}
+	c := &Core{Engine: e, instance: instanceID(), conditions: newConditions(e.app, e.now, log)}
 	var lc net.ListenConfig
 	if c.listener, err = lc.Listen(ctx, "tcp", cfg.HTTPAddr); err != nil {
 		_ = e.Close()

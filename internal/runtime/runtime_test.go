@@ -21,34 +21,20 @@ import (
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func testConfig(t *testing.T) *config.Config {
 	t.Helper()
-	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_HTTP_ADDR": "127.0.0.1:0"}
-	cfg, err := config.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil)
-	require.NoError(t, err)
-	return cfg
+	return testcore.Config(t, nil)
 }
 
-// runCore runs a core until the test ends.
-func runCore(t *testing.T, cfg *config.Config) *runtime.Core {
+// runCore runs a core (testcore.Run) until the test ends.
+func runCore(t *testing.T, cfg *config.Config) *testcore.Running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	_, err = core.App().SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- core.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-		http.DefaultClient.CloseIdleConnections()
-	})
-	return core
+	return testcore.Run(t, cfg)
 }
 
 func getStatus(t *testing.T, url string) (int, string) {

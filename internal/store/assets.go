@@ -52,7 +52,7 @@ func (tx *Tx) AssetInsert(ctx context.Context, a Asset) (Asset, error) {
 	if a.ID == uuid.Nil {
 		a.ID = uuid.Must(uuid.NewV7())
 	}
-	at := now()
+	at := tx.now()
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO assets (id, capture_id, data_scope, visibility, position, purpose, entity_key, source_url, kind, mime,
 			width, height, duration_ms, alt, sensitive, cache_key, state, error, created_at, updated_at)
@@ -126,7 +126,7 @@ func (tx *Tx) AssetSetState(ctx context.Context, id uuid.UUID, state, errText st
 	}
 	_, err := tx.tx.ExecContext(ctx,
 		`UPDATE assets SET state = $2, error = $3, attempts = attempts + $4, updated_at = $5 WHERE id = $1`,
-		id, state, errText, inc, now())
+		id, state, errText, inc, tx.now())
 	return wrap(tx.d, "set asset state", err)
 }
 
@@ -135,7 +135,7 @@ func (tx *Tx) AssetAttach(ctx context.Context, id, blobID uuid.UUID, size int64,
 	_, err := tx.tx.ExecContext(ctx,
 		`UPDATE assets SET state = 'complete', error = '', blob_id = $2, size = $3,
 			mime = CASE WHEN mime = '' THEN $4 ELSE mime END, updated_at = $5
-		 WHERE id = $1`, id, blobID, size, mime, now())
+		 WHERE id = $1`, id, blobID, size, mime, tx.now())
 	return wrap(tx.d, "attach asset", err)
 }
 

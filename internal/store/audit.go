@@ -26,7 +26,7 @@ func (tx *Tx) AuditInsert(ctx context.Context, e AuditEntry) error {
 		e.ID = uuid.Must(uuid.NewV7())
 	}
 	if e.At.IsZero() {
-		e.At = now()
+		e.At = tx.now()
 	}
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO audit_log (id, at, actor, action, target, before_json, after_json, created_at)

@@ -25,7 +25,7 @@ type Object struct {
 // ObjectInsertPending records an object before its bytes are uploaded, so
 // an upload whose commit is lost is found and collected later.
 func (tx *Tx) ObjectInsertPending(ctx context.Context, o Object) error {
-	at := now()
+	at := tx.now()
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO objects (id, tenant_id, key, state, created_at, updated_at) VALUES ($1, $2, $3, 'pending', $4, $4)`,
 		o.ID, o.TenantID, o.Key, at)
@@ -41,7 +41,7 @@ func (tx *Tx) ObjectSetState(ctx context.Context, id uuid.UUID, state string, si
 	}
 	_, err := tx.tx.ExecContext(ctx,
 		`UPDATE objects SET state = $2, size = $3, sha256 = COALESCE($4, sha256), updated_at = $5 WHERE id = $1`,
-		id, state, size, sum, now())
+		id, state, size, sum, tx.now())
 	return wrap(tx.d, "set object state", err)
 }
 
@@ -94,7 +94,7 @@ func (tx *Tx) BlobInsert(ctx context.Context, b Blob) (Blob, error) {
 	if b.ID == uuid.Nil {
 		b.ID = uuid.Must(uuid.NewV7())
 	}
-	b.CreatedAt = now()
+	b.CreatedAt = tx.now()
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO blobs (id, data_scope, access_scope, visibility, sha256, size, mime, object_id, tenant_id, created_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

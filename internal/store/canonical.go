@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -29,7 +30,7 @@ func (tx *Tx) CollectionCanonical(ctx context.Context, tenantID, id uuid.UUID) (
 // content is never shared; a fetch through an adapter is what makes the
 // post public, and this is where the importer's archive follows it.
 func (tx *Tx) CaptureAdoptImports(ctx context.Context, captureID, to uuid.UUID) error {
-	return wrap(tx.d, "replace imported copies", tx.d.adoptImports(ctx, tx.tx, captureID, to))
+	return wrap(tx.d, "replace imported copies", tx.d.adoptImports(ctx, tx.tx, captureID, to, tx.now()))
 }
 
 // importedCopyOf is the condition on collection c (joined with t, the
@@ -43,7 +44,7 @@ func importedCopyOf(tenant string) string {
 }
 
 // adoptImports is CaptureAdoptImports where no database function does it.
-func adoptImports(ctx context.Context, q querier, captureID, to uuid.UUID) error {
+func adoptImports(ctx context.Context, q querier, captureID, to uuid.UUID, at time.Time) error {
 	const submitters = `(SELECT s.tenant_id FROM submissions s WHERE s.capture_id = $1)`
 	earliest := `(SELECT min(o.saved_at) FROM tenant_collections o
 		JOIN collections c ON c.id = o.collection_id JOIN collections t ON t.id = $2
@@ -60,7 +61,7 @@ func adoptImports(ctx context.Context, q querier, captureID, to uuid.UUID) error
 			JOIN collections c ON c.id = o.collection_id JOIN collections t ON t.id = $2
 			WHERE o.tenant_id IN ` + submitters + `
 			  AND EXISTS (SELECT 1 FROM tenant_collections r WHERE r.tenant_id = o.tenant_id AND r.collection_id = $2)
-			  AND ` + importedCopyOf("o.tenant_id") + `)`, []any{captureID, to, now()}},
+			  AND ` + importedCopyOf("o.tenant_id") + `)`, []any{captureID, to, at}},
 		{`DELETE FROM tenant_collections
 		   WHERE tenant_id IN ` + submitters + `
 		     AND EXISTS (SELECT 1 FROM tenant_collections r WHERE r.tenant_id = tenant_collections.tenant_id AND r.collection_id = $2)
@@ -68,7 +69,7 @@ func adoptImports(ctx context.Context, q querier, captureID, to uuid.UUID) error
 			WHERE ` + importedCopyOf("tenant_collections.tenant_id") + `)`, []any{captureID, to}},
 		{`UPDATE collections SET unreferenced_at = $2
 		   WHERE canonical_id = $1 AND access_scope = 'private' AND claimed_visibility = 'public' AND unreferenced_at IS NULL
-		     AND NOT EXISTS (SELECT 1 FROM tenant_collections o WHERE o.collection_id = collections.id)`, []any{to, now()}},
+		     AND NOT EXISTS (SELECT 1 FROM tenant_collections o WHERE o.collection_id = collections.id)`, []any{to, at}},
 	}
 	for _, s := range steps {
 		if _, err := q.ExecContext(ctx, s.sql, s.args...); err != nil {
@@ -85,12 +86,11 @@ func adoptImports(ctx context.Context, q querier, captureID, to uuid.UUID) error
 // one reference). from is marked unreferenced when nothing saves it any
 // more; to is no longer.
 func (tx *Tx) CaptureRepoint(ctx context.Context, captureID, from, to uuid.UUID) error {
-	return wrap(tx.d, "move capture to its canonical collection", tx.d.repointCapture(ctx, tx.tx, captureID, from, to))
+	return wrap(tx.d, "move capture to its canonical collection", tx.d.repointCapture(ctx, tx.tx, captureID, from, to, tx.now()))
 }
 
 // repointCapture is CaptureRepoint where no database function does it.
-func repointCapture(ctx context.Context, q querier, captureID, from, to uuid.UUID) error {
-	at := now()
+func repointCapture(ctx context.Context, q querier, captureID, from, to uuid.UUID, at time.Time) error {
 	steps := []struct {
 		sql  string
 		args []any

@@ -94,7 +94,7 @@ func (tx *Tx) TenantCollectionSaveAt(ctx context.Context, tenantID, collectionID
 	}
 	res, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at) VALUES ($1, $2, $3, $4)
-		 ON CONFLICT (tenant_id, collection_id) DO NOTHING`, tenantID, collectionID, savedAt.UTC().Truncate(time.Microsecond), now())
+		 ON CONFLICT (tenant_id, collection_id) DO NOTHING`, tenantID, collectionID, savedAt.UTC().Truncate(time.Microsecond), tx.now())
 	if err != nil {
 		return false, wrap(tx.d, "save collection", err)
 	}
@@ -112,7 +112,7 @@ func (tx *Tx) AssetInsertStored(ctx context.Context, a Asset) error {
 	if a.ID == uuid.Nil {
 		a.ID = uuid.Must(uuid.NewV7())
 	}
-	at := now()
+	at := tx.now()
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO assets (id, capture_id, data_scope, visibility, position, purpose, entity_key, source_url, kind, mime,
 			width, height, duration_ms, alt, sensitive, cache_key, state, error, blob_id, size, created_at, updated_at)
@@ -206,7 +206,7 @@ func (s *Store) ObjectsMarkGarbage(ctx context.Context, ids []uuid.UUID) error {
 		for _, id := range ids {
 			if _, err := tx.tx.ExecContext(ctx,
 				`UPDATE objects SET state = 'garbage', updated_at = $2
-				 WHERE id = $1 AND state = 'pending' AND NOT EXISTS (SELECT 1 FROM blobs WHERE object_id = $1)`, id, now()); err != nil {
+				 WHERE id = $1 AND state = 'pending' AND NOT EXISTS (SELECT 1 FROM blobs WHERE object_id = $1)`, id, s.now()); err != nil {
 				return wrap(tx.d, "mark object garbage", err)
 			}
 		}

@@ -78,7 +78,7 @@ func (tx *Tx) CaptureInsert(ctx context.Context, c Capture) (Capture, error) {
 		c.ID = uuid.Must(uuid.NewV7())
 	}
 	c.State = CaptureQueued
-	c.CreatedAt = now()
+	c.CreatedAt = tx.now()
 	c.UpdatedAt = c.CreatedAt
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO captures (id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
@@ -140,7 +140,7 @@ func (tx *Tx) CaptureClaimSlot(ctx context.Context, c Capture, until time.Time, 
 			return false, wrap(tx.d, "lock capture slots", err)
 		}
 	}
-	at := now()
+	at := tx.now()
 	if tenantLimit > 0 {
 		var n int
 		if err := tx.tx.QueryRowContext(ctx,
@@ -178,7 +178,7 @@ func (tx *Tx) CaptureReleaseSlot(ctx context.Context, id uuid.UUID) error {
 // CaptureSetAttempts records how many fetches a capture has tried.
 func (tx *Tx) CaptureSetAttempts(ctx context.Context, id uuid.UUID, attempts int, lastError string) error {
 	_, err := tx.tx.ExecContext(ctx,
-		`UPDATE captures SET attempts = $2, error = $3, slot_until = NULL, updated_at = $4 WHERE id = $1`, id, attempts, lastError, now())
+		`UPDATE captures SET attempts = $2, error = $3, slot_until = NULL, updated_at = $4 WHERE id = $1`, id, attempts, lastError, tx.now())
 	return wrap(tx.d, "count capture attempt", err)
 }
 
@@ -186,14 +186,14 @@ func (tx *Tx) CaptureSetAttempts(ctx context.Context, id uuid.UUID, attempts int
 func (tx *Tx) CaptureStage(ctx context.Context, id uuid.UUID, staged []byte, adapterVersion string) error {
 	_, err := tx.tx.ExecContext(ctx,
 		`UPDATE captures SET staged_json = $2, adapter_version = $3, state = 'downloading', error = '', slot_until = NULL, updated_at = $4
-		 WHERE id = $1`, id, string(staged), adapterVersion, now())
+		 WHERE id = $1`, id, string(staged), adapterVersion, tx.now())
 	return wrap(tx.d, "stage capture", err)
 }
 
 // CaptureFinish ends a capture in a terminal state with its revision (nil
 // when it failed), error text and machine-readable error code.
 func (tx *Tx) CaptureFinish(ctx context.Context, id uuid.UUID, state string, revisionID *uuid.UUID, errText, errCode string) error {
-	at := now()
+	at := tx.now()
 	_, err := tx.tx.ExecContext(ctx,
 		`UPDATE captures SET state = $2, revision_id = $3, error = $4, error_code = $5, finished_at = $6, slot_until = NULL, updated_at = $6
 		 WHERE id = $1`, id, state, nullUUID(revisionID), errText, errCode, at)

@@ -56,7 +56,7 @@ func scanChannel(row interface{ Scan(...any) error }) (Channel, error) {
 // ChannelUpsert registers a channel instance by (kind, external id), or
 // updates the name of the one registered before; the offset stays.
 func (tx *Tx) ChannelUpsert(ctx context.Context, kind, externalID, name string) (Channel, error) {
-	at := now()
+	at := tx.now()
 	c, err := scanChannel(tx.tx.QueryRowContext(ctx,
 		`INSERT INTO channels (id, kind, external_id, name, next_offset, created_at, updated_at)
 		 VALUES ($1, $2, $3, $4, 0, $5, $5)
@@ -80,7 +80,7 @@ func (tx *Tx) ChannelAdvanceOffset(ctx context.Context, id uuid.UUID, next int64
 	var stored int64
 	err := tx.tx.QueryRowContext(ctx,
 		`UPDATE channels SET next_offset = CASE WHEN next_offset < $2 THEN $2 ELSE next_offset END, updated_at = $3
-		 WHERE id = $1 RETURNING next_offset`, id, next, now()).Scan(&stored)
+		 WHERE id = $1 RETURNING next_offset`, id, next, tx.now()).Scan(&stored)
 	return stored, wrap(tx.d, "advance channel offset", err)
 }
 
@@ -195,7 +195,7 @@ func (tx *Tx) IdentityInsert(ctx context.Context, i Identity) (Identity, error) 
 	if i.ID == uuid.Nil {
 		i.ID = uuid.Must(uuid.NewV7())
 	}
-	i.CreatedAt = now()
+	i.CreatedAt = tx.now()
 	i.UpdatedAt = i.CreatedAt
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO identities (id, channel_id, external_id, tenant_id, username, display_name, created_at, updated_at)
@@ -209,7 +209,7 @@ func (tx *Tx) IdentityInsert(ctx context.Context, i Identity) (Identity, error) 
 func (tx *Tx) IdentityRename(ctx context.Context, id uuid.UUID, username, displayName string) error {
 	_, err := tx.tx.ExecContext(ctx,
 		`UPDATE identities SET username = $2, display_name = $3, updated_at = $4
-		 WHERE id = $1 AND (username <> $2 OR display_name <> $3)`, id, username, displayName, now())
+		 WHERE id = $1 AND (username <> $2 OR display_name <> $3)`, id, username, displayName, tx.now())
 	return wrap(tx.d, "rename identity", err)
 }
 
@@ -252,7 +252,7 @@ func (tx *Tx) InboxInsert(ctx context.Context, e InboxEntry) (_ InboxEntry, crea
 		e.ID = uuid.Must(uuid.NewV7())
 	}
 	e.State = InboxPending
-	e.CreatedAt = now()
+	e.CreatedAt = tx.now()
 	res, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO inbox (id, channel_id, update_id, tenant_id, identity_id, kind, payload_json, state, tenant_created, created_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -284,7 +284,7 @@ func (s *Store) InboxCount(ctx context.Context, channelID uuid.UUID) (n int, err
 
 // InboxSetState records how handling an update ended.
 func (tx *Tx) InboxSetState(ctx context.Context, id uuid.UUID, state string) error {
-	_, err := tx.tx.ExecContext(ctx, `UPDATE inbox SET state = $2, processed_at = $3 WHERE id = $1`, id, state, now())
+	_, err := tx.tx.ExecContext(ctx, `UPDATE inbox SET state = $2, processed_at = $3 WHERE id = $1`, id, state, tx.now())
 	return wrap(tx.d, "set inbox state", err)
 }
 
@@ -354,7 +354,7 @@ func (tx *Tx) ChannelWorkInsert(ctx context.Context, w ChannelWork) (ChannelWork
 		w.ID = uuid.Must(uuid.NewV7())
 	}
 	w.State = WorkPending
-	w.CreatedAt = now()
+	w.CreatedAt = tx.now()
 	w.UpdatedAt = w.CreatedAt
 	if w.NotBefore.IsZero() {
 		w.NotBefore = w.CreatedAt
@@ -498,7 +498,7 @@ type ChannelMessage struct {
 // ChannelMessagesInsert records bot messages of a chat that answered an
 // identity's request; a message recorded before keeps its first owner.
 func (tx *Tx) ChannelMessagesInsert(ctx context.Context, channelID uuid.UUID, chatID string, messageIDs []string, tenantID, identityID uuid.UUID) error {
-	at := now()
+	at := tx.now()
 	for _, m := range messageIDs {
 		if _, err := tx.tx.ExecContext(ctx,
 			`INSERT INTO channel_messages (channel_id, chat_id, message_id, tenant_id, identity_id, created_at)
@@ -549,7 +549,7 @@ func (tx *Tx) MediaCachePut(ctx context.Context, k MediaCacheKey, remoteID strin
 		 VALUES ($1, $2, $3, $4, $5, $6)
 		 ON CONFLICT (channel_kind, account_id, hash, representation)
 		 DO UPDATE SET remote_id = excluded.remote_id, created_at = excluded.created_at`,
-		k.ChannelKind, k.AccountID, k.SHA256, k.Representation, remoteID, now())
+		k.ChannelKind, k.AccountID, k.SHA256, k.Representation, remoteID, tx.now())
 	return wrap(tx.d, "put media cache entry", err)
 }
 

@@ -59,7 +59,7 @@ func scanCollection(row interface{ Scan(...any) error }) (Collection, error) {
 // scope, platform, access scope, entity type, object scope, external id),
 // inserting c when there is none. created reports which.
 func (tx *Tx) CollectionGetOrInsert(ctx context.Context, c Collection) (_ Collection, created bool, err error) {
-	at := now()
+	at := tx.now()
 	res, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO collections (id, tenant_id, visibility, data_scope, access_scope, platform, entity_type, object_scope,
 			external_id, adapter_id, source_url, created_at, updated_at)
@@ -87,7 +87,7 @@ func (tx *Tx) CollectionGet(ctx context.Context, id uuid.UUID) (Collection, erro
 // CollectionSetCurrent moves a collection's current revision.
 func (tx *Tx) CollectionSetCurrent(ctx context.Context, id, revisionID uuid.UUID) error {
 	_, err := tx.tx.ExecContext(ctx,
-		`UPDATE collections SET current_revision_id = $2, updated_at = $3 WHERE id = $1`, id, revisionID, now())
+		`UPDATE collections SET current_revision_id = $2, updated_at = $3 WHERE id = $1`, id, revisionID, tx.now())
 	return wrap(tx.d, "set current revision", err)
 }
 
@@ -107,7 +107,7 @@ func (tx *Tx) TenantCollectionSave(ctx context.Context, tenantID, collectionID u
 	if err := tx.collectionVisible(ctx, tenantID, collectionID); err != nil {
 		return false, err
 	}
-	at := now()
+	at := tx.now()
 	res, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at) VALUES ($1, $2, $3, $3)
 		 ON CONFLICT (tenant_id, collection_id) DO NOTHING`, tenantID, collectionID, at)
@@ -156,7 +156,7 @@ func (tx *Tx) TenantCollectionDelete(ctx context.Context, tenantID, collectionID
 	}
 	_, err = tx.tx.ExecContext(ctx,
 		`UPDATE collections SET unreferenced_at = $2
-		 WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM tenant_collections WHERE collection_id = $1)`, collectionID, now())
+		 WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM tenant_collections WHERE collection_id = $1)`, collectionID, tx.now())
 	return wrap(tx.d, "mark unreferenced collection", err)
 }
 

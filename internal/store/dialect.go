@@ -73,12 +73,13 @@ type dialect interface {
 	lockCaptureQuery() string
 	// repointCapture moves in-flight capture $1 from collection $2 to its
 	// canonical collection $3, with its submissions and their submitters'
-	// saved references, across tenants (see Tx.CaptureRepoint).
-	repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID) error
+	// saved references, across tenants (see Tx.CaptureRepoint); at is the
+	// store's time for updated_at.
+	repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID, at time.Time) error
 	// adoptImports puts public collection $2 of complete capture $1 in the
 	// place of its submitters' imported private copies of the same post,
-	// across tenants (see Tx.CaptureAdoptImports).
-	adoptImports(ctx context.Context, q querier, capture, to uuid.UUID) error
+	// across tenants (see Tx.CaptureAdoptImports); at is the store's time.
+	adoptImports(ctx context.Context, q querier, capture, to uuid.UUID, at time.Time) error
 	// channelPurge runs one batch of a channel retention step across
 	// tenants and reports how many rows it deleted.
 	channelPurge(ctx context.Context, q querier, step channelPurgeStep, cutoff time.Time, limit int) (int64, error)

@@ -34,7 +34,7 @@ type EntityVersion struct {
 // given content hash, makes that version the entity's latest, and returns
 // both ids.
 func (tx *Tx) EntityUpsertVersion(ctx context.Context, e Entity, v EntityVersion) (entityID, versionID uuid.UUID, err error) {
-	at := now()
+	at := tx.now()
 	if _, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO entities (id, data_scope, access_scope, visibility, platform, entity_type, external_id, tenant_id, created_at, updated_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -67,7 +67,7 @@ func (tx *Tx) EntityUpsertVersion(ctx context.Context, e Entity, v EntityVersion
 func (tx *Tx) RevisionEntityInsert(ctx context.Context, revisionID, versionID, dataScope uuid.UUID, key string, root bool) error {
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO revision_entities (revision_id, entity_version_id, data_scope, graph_key, is_root, created_at)
-		 VALUES ($1, $2, $3, $4, $5, $6)`, revisionID, versionID, dataScope, key, root, now())
+		 VALUES ($1, $2, $3, $4, $5, $6)`, revisionID, versionID, dataScope, key, root, tx.now())
 	return wrap(tx.d, "link revision entity", err)
 }
 
@@ -75,7 +75,7 @@ func (tx *Tx) RevisionEntityInsert(ctx context.Context, revisionID, versionID, d
 func (tx *Tx) EntityRelationInsert(ctx context.Context, revisionID, dataScope uuid.UUID, from, relation, to string) error {
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO entity_relations (revision_id, data_scope, from_key, relation, to_key, created_at)
-		 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, revisionID, dataScope, from, relation, to, now())
+		 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, revisionID, dataScope, from, relation, to, tx.now())
 	return wrap(tx.d, "insert entity relation", err)
 }
 

@@ -44,7 +44,7 @@ func (tx *Tx) ErrorLogInsert(ctx context.Context, e ErrorLog) (ErrorLog, error) 
 		e.ID = uuid.Must(uuid.NewV7())
 	}
 	if e.CreatedAt.IsZero() {
-		e.CreatedAt = now()
+		e.CreatedAt = tx.now()
 	}
 	e.CreatedAt = e.CreatedAt.UTC().Truncate(time.Microsecond)
 	if len(e.Context) == 0 {

@@ -65,7 +65,7 @@ func (tx *Tx) CollectionPurge(ctx context.Context, id uuid.UUID, cutoff time.Tim
 	if n == 0 {
 		return false, nil // saved again, or work arrived, since it was listed
 	}
-	at := now()
+	at := tx.now()
 	if _, err := tx.tx.ExecContext(ctx, `UPDATE collections SET current_revision_id = NULL, unreferenced_at = NULL, updated_at = $2 WHERE id = $1`, id, at); err != nil {
 		return false, wrap(tx.d, "clear current revision", err)
 	}
@@ -164,7 +164,7 @@ func (tx *Tx) ObjectClaimForDelete(ctx context.Context, id uuid.UUID, pendingCut
 	res, err := tx.tx.ExecContext(ctx,
 		`UPDATE objects SET state = 'deleting', updated_at = $3
 		 WHERE id = $1 AND (state IN ('garbage', 'deleting') OR (state = 'pending' AND created_at < $2))`,
-		id, pendingCutoff.UTC(), now())
+		id, pendingCutoff.UTC(), tx.now())
 	if err != nil {
 		return false, wrap(tx.d, "claim object", err)
 	}
@@ -217,6 +217,6 @@ func (s *Store) StaleCaptures(ctx context.Context, cutoff time.Time, limit int) 
 func (tx *Tx) AssetsInterrupt(ctx context.Context, captureID uuid.UUID, reason string) error {
 	_, err := tx.tx.ExecContext(ctx,
 		`UPDATE assets SET state = 'failed', error = $2, updated_at = $3 WHERE capture_id = $1 AND state IN ('pending', 'downloading')`,
-		captureID, reason, now())
+		captureID, reason, tx.now())
 	return wrap(tx.d, "interrupt assets", err)
 }

@@ -130,7 +130,7 @@ func (s *Store) apply(ctx context.Context, known []migration) ([]string, error) 
 			}
 			_, err := tx.tx.ExecContext(ctx,
 				`INSERT INTO schema_migrations (name, sha256, applied_at) VALUES ($1, $2, $3)`,
-				m.name, m.sha256, now())
+				m.name, m.sha256, s.now())
 			return err
 		})
 		if err != nil {

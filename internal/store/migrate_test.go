@@ -82,7 +82,7 @@ func TestMigrateRefusesNewerDatabase(t *testing.T) {
 	st := openTestSQLite(t, filepath.Join(t.TempDir(), "m.db"))
 	_, err := st.Migrate(ctx)
 	require.NoError(t, err)
-	_, err = st.write.ExecContext(ctx, `INSERT INTO schema_migrations (name, sha256, applied_at) VALUES ('9999_from_the_future.sql', 'abc', $1)`, now())
+	_, err = st.write.ExecContext(ctx, `INSERT INTO schema_migrations (name, sha256, applied_at) VALUES ('9999_from_the_future.sql', 'abc', $1)`, st.now())
 	require.NoError(t, err)
 
 	_, err = st.Migrate(ctx)

@@ -163,7 +163,7 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*Store, er
 		return nil, postgresOpenError(cfg, err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	return &Store{d: postgresDialect{}, write: db, read: db, pool: pool, log: log}, nil
+	return &Store{d: postgresDialect{}, write: db, read: db, pool: pool, log: log, clock: time.Now}, nil
 }
 
 // postgresOpenError turns a failed first connection into one line that
@@ -350,12 +350,15 @@ func execRetryingCatalogRace(ctx context.Context, db *sql.DB, stmt string) error
 	return err
 }
 
-func (postgresDialect) repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID) error {
+// repointCapture calls the database function of migration 0006, which
+// stamps updated_at with the database's now(); migrations are frozen by
+// their checksums, so at is not passed.
+func (postgresDialect) repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID, _ time.Time) error {
 	_, err := q.ExecContext(ctx, `SELECT monitor_capture_repoint($1, $2, $3)`, capture, from, to)
 	return err
 }
 
-func (postgresDialect) adoptImports(ctx context.Context, q querier, capture, to uuid.UUID) error {
+func (postgresDialect) adoptImports(ctx context.Context, q querier, capture, to uuid.UUID, _ time.Time) error {
 	_, err := q.ExecContext(ctx, `SELECT monitor_capture_adopt_imports($1, $2)`, capture, to)
 	return err
 }

@@ -10,7 +10,7 @@ import (
 // records a heartbeat under instance in a committed transaction and reads it
 // from the read pool.
 func (s *Store) CheckReady(ctx context.Context, instance string) error {
-	at := now()
+	at := s.now()
 	err := s.InTx(ctx, func(tx *Tx) error {
 		_, err := tx.tx.ExecContext(ctx,
 			`INSERT INTO health_checks (instance, checked_at) VALUES ($1, $2)

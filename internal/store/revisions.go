@@ -44,7 +44,7 @@ func (tx *Tx) RevisionInsert(ctx context.Context, r Revision) (Revision, error) 
 	if r.ID == uuid.Nil {
 		r.ID = uuid.Must(uuid.NewV7())
 	}
-	r.CreatedAt = now()
+	r.CreatedAt = tx.now()
 	r.ObservedAt = r.CreatedAt
 	r.ContentBytes = int64(len(r.Content))
 	_, err := tx.tx.ExecContext(ctx,
@@ -57,7 +57,7 @@ func (tx *Tx) RevisionInsert(ctx context.Context, r Revision) (Revision, error) 
 
 // RevisionObserved records that a capture saw a revision's content again.
 func (tx *Tx) RevisionObserved(ctx context.Context, id uuid.UUID) error {
-	_, err := tx.tx.ExecContext(ctx, `UPDATE revisions SET observed_at = $2 WHERE id = $1`, id, now())
+	_, err := tx.tx.ExecContext(ctx, `UPDATE revisions SET observed_at = $2 WHERE id = $1`, id, tx.now())
 	return wrap(tx.d, "bump revision observed time", err)
 }
 
@@ -110,6 +110,6 @@ func (tx *Tx) SourceResponseInsert(ctx context.Context, r SourceResponse) error 
 		`INSERT INTO source_responses (id, capture_id, tenant_id, visibility, data_scope, request_url, content_type, body, sha256, size, created_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		uuid.Must(uuid.NewV7()), r.CaptureID, r.TenantID, r.Visibility, r.DataScope, r.RequestURL, r.ContentType,
-		r.Body, r.SHA256, len(r.Body), now())
+		r.Body, r.SHA256, len(r.Body), tx.now())
 	return wrap(tx.d, "insert source response", err)
 }

@@ -45,7 +45,7 @@ func (tx *Tx) SettingGet(ctx context.Context, key string) (Setting, error) {
 
 // SettingPut stores a setting, replacing its value.
 func (tx *Tx) SettingPut(ctx context.Context, st Setting) error {
-	at := now()
+	at := tx.now()
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO config (key, value, value_type, secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
 		 ON CONFLICT (key) DO UPDATE SET value = excluded.value, value_type = excluded.value_type, secret = excluded.secret,

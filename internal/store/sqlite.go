@@ -175,7 +175,7 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, err
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
-	s := &Store{d: sqliteDialect{}, write: write, read: read, log: log}
+	s := &Store{d: sqliteDialect{}, write: write, read: read, log: log, clock: time.Now}
 	// The first statement on a connection applies the pragmas; touching the
 	// schema surfaces "not a database" and permission problems now, not later.
 	if _, err := write.ExecContext(ctx, "SELECT count(*) FROM sqlite_schema"); err != nil {
@@ -281,12 +281,12 @@ func sqliteOpenError(path string, err error) error {
 	return fmt.Errorf("store: open %s: %w", path, err)
 }
 
-func (sqliteDialect) repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID) error {
-	return repointCapture(ctx, q, capture, from, to)
+func (sqliteDialect) repointCapture(ctx context.Context, q querier, capture, from, to uuid.UUID, at time.Time) error {
+	return repointCapture(ctx, q, capture, from, to, at)
 }
 
-func (sqliteDialect) adoptImports(ctx context.Context, q querier, capture, to uuid.UUID) error {
-	return adoptImports(ctx, q, capture, to)
+func (sqliteDialect) adoptImports(ctx context.Context, q querier, capture, to uuid.UUID, at time.Time) error {
+	return adoptImports(ctx, q, capture, to, at)
 }
 
 func (sqliteDialect) channelPurge(ctx context.Context, q querier, step channelPurgeStep, cutoff time.Time, limit int) (int64, error) {

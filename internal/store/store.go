@@ -35,6 +35,9 @@ type Store struct {
 	// SQLite); the job queue's listener uses it too.
 	pool *pgxpool.Pool
 	log  *slog.Logger
+	// clock is the time source of every time the store writes (WithClock;
+	// time.Now by default).
+	clock func() time.Time
 }
 
 // querier is what both a pool and a transaction offer.
@@ -44,17 +47,43 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// Option changes how Open sets up a store.
+type Option func(*Store)
+
+// WithClock makes now the time source of every time the store writes
+// (created, updated, observed, revoked ...). A process builds one clock and
+// hands it to the store and the business layer alike, so tests that move it
+// move both. Without it the store uses time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) {
+		if now != nil {
+			s.clock = now
+		}
+	}
+}
+
 // Open connects to the database that cfg names. It does not migrate; call
 // Migrate (embedded default) or Verify (scale mode) next.
-func Open(ctx context.Context, cfg config.Database, log *slog.Logger) (*Store, error) {
+func Open(ctx context.Context, cfg config.Database, log *slog.Logger, opts ...Option) (*Store, error) {
+	var (
+		s   *Store
+		err error
+	)
 	switch cfg.Driver {
 	case "sqlite":
-		return openSQLite(ctx, cfg.Path, log)
+		s, err = openSQLite(ctx, cfg.Path, log)
 	case "postgres":
-		return openPostgres(ctx, cfg.URL, log)
+		s, err = openPostgres(ctx, cfg.URL, log)
 	default:
 		return nil, fmt.Errorf("store: unknown database driver %q", cfg.Driver)
 	}
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Close closes the pools.
@@ -66,6 +95,10 @@ func (s *Store) Close() error {
 	}
 	return errors.Join(s.read.Close(), s.write.Close())
 }
+
+// Clock is the store's time source (WithClock), for the layers above that
+// must share it.
+func (s *Store) Clock() func() time.Time { return s.clock }
 
 // Pool is PostgreSQL's connection pool (nil on SQLite), for the job
 // queue's LISTEN connections.
@@ -85,7 +118,16 @@ func (s *Store) WriteDB() *sql.DB { return s.write }
 type Tx struct {
 	tx *sql.Tx
 	d  dialect
+	// clock is the store's clock.
+	clock func() time.Time
+	// afterCommit runs once the transaction has committed (AfterCommit).
+	afterCommit []func()
 }
+
+// AfterCommit runs fn once this transaction has committed, and never when
+// it rolls back: for signals that must not fire before other connections
+// can see the change.
+func (tx *Tx) AfterCommit(fn func()) { tx.afterCommit = append(tx.afterCommit, fn) }
 
 // SQL is the underlying transaction, for the job queue's InsertTx.
 func (tx *Tx) SQL() *sql.Tx { return tx.tx }
@@ -110,18 +152,27 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err = s.setTenant(ctx, sqlTx); err != nil {
 		return err
 	}
-	if err = fn(&Tx{tx: sqlTx, d: s.d}); err != nil {
+	tx := &Tx{tx: sqlTx, d: s.d, clock: s.clock}
+	if err = fn(tx); err != nil {
 		return err
 	}
 	if err = sqlTx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
+	for _, f := range tx.afterCommit {
+		f()
+	}
 	return nil
 }
 
-// now is the time the store writes: UTC, at the microsecond precision both
-// databases keep.
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+// now is the time the store writes: the store's clock in UTC, at the
+// microsecond precision both databases keep.
+func (s *Store) now() time.Time { return storeTime(s.clock) }
+
+// now is the store's now, for writes in this transaction.
+func (tx *Tx) now() time.Time { return storeTime(tx.clock) }
+
+func storeTime(clock func() time.Time) time.Time { return clock().UTC().Truncate(time.Microsecond) }
 
 // wrap adds context to an error, turning the driver's unique violation into
 // ErrConflict and sql.ErrNoRows into ErrNotFound.

@@ -75,7 +75,7 @@ func (tx *Tx) SubmissionInsert(ctx context.Context, s Submission) (Submission, e
 	if s.ID == uuid.Nil {
 		s.ID = uuid.Must(uuid.NewV7())
 	}
-	s.CreatedAt = now()
+	s.CreatedAt = tx.now()
 	if s.DeliveryState == "" {
 		s.DeliveryState = DeliveryNone
 	}
@@ -104,7 +104,7 @@ func (s *Store) SubmissionGet(ctx context.Context, id uuid.UUID) (sub Submission
 // SubmissionDeliveryProgress replaces a submission's delivery progress.
 func (tx *Tx) SubmissionDeliveryProgress(ctx context.Context, id uuid.UUID, progress []byte) error {
 	_, err := tx.tx.ExecContext(ctx,
-		`UPDATE submissions SET delivery_progress_json = $2, updated_at = $3 WHERE id = $1`, id, string(progress), now())
+		`UPDATE submissions SET delivery_progress_json = $2, updated_at = $3 WHERE id = $1`, id, string(progress), tx.now())
 	return wrap(tx.d, "record delivery progress", err)
 }
 
@@ -112,7 +112,7 @@ func (tx *Tx) SubmissionDeliveryProgress(ctx context.Context, id uuid.UUID, prog
 // DeliveryDelivered or DeliveryFailed.
 func (tx *Tx) SubmissionDeliveryEnd(ctx context.Context, id uuid.UUID, state string) error {
 	_, err := tx.tx.ExecContext(ctx,
-		`UPDATE submissions SET delivery_state = $2, updated_at = $3 WHERE id = $1`, id, state, now())
+		`UPDATE submissions SET delivery_state = $2, updated_at = $3 WHERE id = $1`, id, state, tx.now())
 	return wrap(tx.d, "end delivery", err)
 }
 

@@ -76,7 +76,7 @@ func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
 		t.ID = uuid.Must(uuid.NewV7())
 	}
 	if t.CreatedAt.IsZero() {
-		t.CreatedAt = now()
+		t.CreatedAt = tx.now()
 	}
 	t.UpdatedAt = t.CreatedAt
 	_, err := tx.tx.ExecContext(ctx,
@@ -124,7 +124,7 @@ func (tx *Tx) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error) {
 
 // TenantUpdate writes a tenant's status, quota and limits.
 func (tx *Tx) TenantUpdate(ctx context.Context, t Tenant) error {
-	at := now()
+	at := tx.now()
 	var archivedAt *time.Time
 	if t.Status == TenantArchived {
 		archivedAt = &at
@@ -151,7 +151,7 @@ func (tx *Tx) TenantSubmitted(ctx context.Context, id uuid.UUID, at time.Time, d
 	}
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO usage_daily (tenant_id, day, used, created_at, updated_at) VALUES ($1, $2, 1, $3, $3)
-		 ON CONFLICT (tenant_id, day) DO UPDATE SET used = usage_daily.used + 1, updated_at = excluded.updated_at`, id, day, now())
+		 ON CONFLICT (tenant_id, day) DO UPDATE SET used = usage_daily.used + 1, updated_at = excluded.updated_at`, id, day, tx.now())
 	return wrap(tx.d, "count daily usage", err)
 }
 
@@ -184,7 +184,7 @@ func (tx *Tx) UsageDayReset(ctx context.Context, id uuid.UUID, day string) error
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO usage_daily (tenant_id, day, used, reset_count, created_at, updated_at) VALUES ($1, $2, 0, 1, $3, $3)
 		 ON CONFLICT (tenant_id, day) DO UPDATE SET used = 0, reset_count = usage_daily.reset_count + 1, updated_at = excluded.updated_at`,
-		id, day, now())
+		id, day, tx.now())
 	return wrap(tx.d, "reset daily usage", err)
 }
 

@@ -27,7 +27,7 @@ func (tx *Tx) TokenInsert(ctx context.Context, t Token) (Token, error) {
 		t.ID = uuid.Must(uuid.NewV7())
 	}
 	if t.CreatedAt.IsZero() {
-		t.CreatedAt = now()
+		t.CreatedAt = tx.now()
 	}
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO tokens (id, tenant_id, name, digest, created_at, admin) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -78,7 +78,7 @@ func (s *Store) TokenList(ctx context.Context, tenantID uuid.UUID) ([]Token, err
 // token is ErrNotFound.
 func (tx *Tx) TokenRevoke(ctx context.Context, tenantID, id uuid.UUID) error {
 	res, err := tx.tx.ExecContext(ctx,
-		`UPDATE tokens SET revoked_at = $3 WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL`, id, tenantID, now())
+		`UPDATE tokens SET revoked_at = $3 WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL`, id, tenantID, tx.now())
 	if err != nil {
 		return wrap(tx.d, "revoke token", err)
 	}

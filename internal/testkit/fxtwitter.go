@@ -57,6 +57,10 @@ type FxTwitter struct {
 	mediaSize   int
 	retryAfter  string
 	mediaFail   map[string]int // media path → status, every time
+	// held counts media requests Delay is holding now; heldChanged is
+	// closed (and replaced) whenever it changes.
+	held        int
+	heldChanged chan struct{}
 }
 
 // FxRequest is one request the fake received.
@@ -96,10 +100,11 @@ type fxOverride struct {
 func NewFxTwitter(t testing.TB) *FxTwitter {
 	t.Helper()
 	f := &FxTwitter{
-		t:         t,
-		hits:      map[string]int{},
-		overrides: map[string]fxOverride{},
-		mediaSize: DefaultMediaSize,
+		t:           t,
+		hits:        map[string]int{},
+		overrides:   map[string]fxOverride{},
+		mediaSize:   DefaultMediaSize,
+		heldChanged: make(chan struct{}),
 	}
 	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serveHTTP))
 	f.load(FixturesDir(t, "fxtwitter"), "http://"+f.srv.Listener.Addr().String())
@@ -262,6 +267,36 @@ func (f *FxTwitter) Delay(d time.Duration) {
 	f.delay = d
 }
 
+func (f *FxTwitter) addHeld(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held += n
+	close(f.heldChanged)
+	f.heldChanged = make(chan struct{})
+}
+
+// WaitMediaHeld waits until Delay holds at least n media requests at once,
+// that is until n downloads are waiting on the media host, or fails the
+// test after 30 s.
+func (f *FxTwitter) WaitMediaHeld(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		f.mu.Lock()
+		held, changed := f.held, f.heldChanged
+		f.mu.Unlock()
+		if held >= n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("testkit: %d media requests held by the fake FxTwitter, want %d", held, n)
+		}
+	}
+}
+
 // SetOverride serves body with status and contentType for an API path
 // (query ignored) instead of its route, e.g. an HTML error page, malformed
 // JSON or an oversize body.
@@ -312,11 +347,20 @@ func (f *FxTwitter) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 
 	if delay > 0 {
+		media := strings.HasPrefix(r.URL.Path, "/media/")
+		if media {
+			f.addHeld(1)
+		}
 		timer := time.NewTimer(delay)
-		defer timer.Stop()
 		select {
 		case <-timer.C:
 		case <-r.Context().Done():
+		}
+		timer.Stop()
+		if media {
+			f.addHeld(-1)
+		}
+		if r.Context().Err() != nil {
 			return
 		}
 	}

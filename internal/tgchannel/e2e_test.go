@@ -12,9 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/channelapi"
-	"github.com/monitorhq/monitor/internal/config"
-	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 	"github.com/monitorhq/monitor/internal/tgchannel"
 )
 
@@ -39,7 +38,7 @@ var (
 // fake FxTwitter, a fake Bot API, and the Telegram channel between them.
 type world struct {
 	t    *testing.T
-	core *runtime.Core
+	core *testcore.Running
 	bot  *testkit.BotAPI
 	api  *channelapi.Client
 	runs atomic.Int32
@@ -48,26 +47,11 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	fx := testkit.NewFxTwitter(t)
-	env := map[string]string{
-		"MONITOR_DATA_DIR":       t.TempDir(),
-		"MONITOR_HTTP_ADDR":      "127.0.0.1:0",
+	core := testcore.Run(t, testcore.Config(t, map[string]string{
 		"MONITOR_CHANNEL_ADDR":   "127.0.0.1:0",
 		"MONITOR_CHANNEL_SECRET": secret,
 		"MONITOR_FXTWITTER_URL":  fx.URL(),
-	}
-	cfg, err := config.Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil)
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	_, err = core.App().SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- core.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	}))
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(hc.CloseIdleConnections)

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule/capsuletest"
 	"github.com/monitorhq/monitor/internal/capsule/export"
 	"github.com/monitorhq/monitor/internal/store/storetest"
@@ -31,16 +29,7 @@ func TestHistoryAndPrivate(t *testing.T) {
 	src.FX.SetOverride("/2/status/2078399740166950912", 200, "application/json", body)
 	res, err := src.App.Refresh(ctx, alice, ids[0], "")
 	require.NoError(t, err)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := src.App.Capture(ctx, alice, res.CaptureID)
-		require.NoError(t, err)
-		if c.State == app.StateComplete {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), c.State)
-		time.Sleep(10 * time.Millisecond)
-	}
+	src.WaitCapture(t, alice, res.CaptureID)
 	revs, err := src.App.Revisions(ctx, alice, ids[0])
 	require.NoError(t, err)
 	require.Len(t, revs, 2)

@@ -74,22 +74,23 @@ func Each(t *testing.T, fn func(t *testing.T, st *store.Store)) {
 }
 
 // New opens a fresh store of the given driver with the app's and River's
-// migrations applied, closed when the test ends.
-func New(t testing.TB, driver string) *store.Store {
+// migrations applied, closed when the test ends. opts are given to
+// store.Open (e.g. store.WithClock).
+func New(t testing.TB, driver string, opts ...store.Option) *store.Store {
 	t.Helper()
-	st, _ := NewWithURL(t, driver)
+	st, _ := NewWithURL(t, driver, opts...)
 	return st
 }
 
 // NewWithURL is New, also returning the connection string the store uses
 // (for PostgreSQL: monitor_app's), so tests can open raw connections.
-func NewWithURL(t testing.TB, driver string) (*store.Store, string) {
+func NewWithURL(t testing.TB, driver string, opts ...store.Option) (*store.Store, string) {
 	t.Helper()
 	ctx := context.Background()
 	switch driver {
 	case "sqlite":
 		p := filepath.Join(t.TempDir(), "monitor.db")
-		st := open(t, config.Database{Driver: "sqlite", Path: p, URL: "sqlite://" + p})
+		st := open(t, config.Database{Driver: "sqlite", Path: p, URL: "sqlite://" + p}, opts...)
 		migrate(t, st)
 		return st, "sqlite://" + p
 	case "postgres":
@@ -102,15 +103,15 @@ func NewWithURL(t testing.TB, driver string) (*store.Store, string) {
 			}
 		})
 		_ = owner.Close()
-		return open(t, config.Database{Driver: "postgres", URL: appURL}), appURL
+		return open(t, config.Database{Driver: "postgres", URL: appURL}, opts...), appURL
 	}
 	t.Fatalf("storetest: unknown driver %q", driver)
 	return nil, ""
 }
 
-func open(t testing.TB, cfg config.Database) *store.Store {
+func open(t testing.TB, cfg config.Database, opts ...store.Option) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), cfg, Logger(t))
+	st, err := store.Open(context.Background(), cfg, Logger(t), opts...)
 	if err != nil {
 		t.Fatalf("storetest: open %s: %v", cfg.Driver, err)
 	}

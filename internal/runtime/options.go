@@ -1,0 +1,38 @@
+package runtime
+
+import (
+	"time"
+
+	"github.com/monitorhq/monitor/internal/app"
+)
+
+// Option changes how Open and OpenEngine assemble a process. Production
+// passes none; the test core (internal/testkit/testcore) moves the clock
+// and arms the business layer's hooks through them.
+type Option func(*options)
+
+type options struct {
+	now   func() time.Time
+	hooks app.Hooks
+}
+
+func buildOptions(opts []Option) options {
+	o := options{now: time.Now}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// WithClock makes now the one clock of the store, the business layer and
+// the runtime's own checks (default time.Now).
+func WithClock(now func() time.Time) Option {
+	return func(o *options) {
+		if now != nil {
+			o.now = now
+		}
+	}
+}
+
+// WithHooks arms the business layer's hooks (app.Hooks).
+func WithHooks(h app.Hooks) Option { return func(o *options) { o.hooks = h } }
