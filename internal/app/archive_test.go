@@ -30,9 +30,9 @@ import (
 // observed time to the refresh; its creation time and hash stay.
 func TestArchiveWriterCaptureReusesAndBumps(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		p := newPipelineOn(t, st, testLimits())
+		st := p.st
 		alice := p.tenant(t, "alice", nil)
 		res, c := p.capture(t, alice, photosPost)
 		require.Equal(t, app.StateComplete, c.State, c.Error)
