@@ -13,7 +13,7 @@ import (
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
-// Fixture post ids (shared/fixtures/fxtwitter/routes.json).
+// Fixture post ids (internal/testkit/testdata/fxtwitter/routes.json).
 const (
 	photosPost = "https://x.com/archivist_demo/status/2078399740166950912"
 	videoPost  = "https://x.com/archivist_demo/status/2079251421658238976"

@@ -26,7 +26,7 @@ import (
 )
 
 // photosPost is the fixture post with two photos
-// (shared/fixtures/fxtwitter/routes.json).
+// (internal/testkit/testdata/fxtwitter/routes.json).
 const photosPost = "https://x.com/archivist_demo/status/2078399740166950912"
 
 const secret = "channel-test-secret"

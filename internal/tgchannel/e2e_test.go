@@ -17,7 +17,7 @@ import (
 	"github.com/monitorhq/monitor/internal/tgchannel"
 )
 
-// Fixture posts of the fake FxTwitter (shared/fixtures/fxtwitter/routes.json).
+// Fixture posts of the fake FxTwitter (internal/testkit/testdata/fxtwitter/routes.json).
 const (
 	photosPost = "https://x.com/archivist_demo/status/2078399740166950912" // two photos
 	gifPost    = "https://x.com/archivist_demo/status/2080424850067443712" // a sensitive GIF

@@ -16,7 +16,7 @@ import (
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
-// FixturePosts are the recorded posts of shared/fixtures/fxtwitter: photos,
+// FixturePosts are the recorded posts of internal/testkit/testdata/fxtwitter: photos,
 // a video, a quote and a sensitive GIF.
 func FixturePosts() []string {
 	return []string{
