@@ -22,7 +22,7 @@ type catalog map[string]message
 
 func newCatalog() catalog {
 	c := catalog{}
-	for _, part := range []catalog{layoutMessages()} {
+	for _, part := range []catalog{layoutMessages(), libraryMessages(), captureMessages(), usageMessages(), tokenMessages()} {
 		for k, m := range part {
 			if _, dup := c[k]; dup {
 				panic("web: message key " + k + " defined twice")
@@ -42,6 +42,7 @@ func layoutMessages() catalog {
 		"nav.tags":            {"Tags", "标签"},
 		"nav.feed":            {"Feed", "订阅"},
 		"nav.library":         {"Library", "收藏库"},
+		"nav.main":            {"Main", "主导航"},
 		"nav.search":          {"Search", "搜索"},
 		"nav.usage":           {"Usage", "用量"},
 		"nav.tokens":          {"Tokens", "令牌"},

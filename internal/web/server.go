@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -16,7 +15,11 @@ import (
 // Service is what the live web library needs from the business layer;
 // *app.App implements it. Pages add the methods they call.
 type Service interface {
-	Usage(ctx context.Context, tenantID uuid.UUID) (app.Usage, error)
+	libraryService
+	captureService
+	actionService
+	usageService
+	tokenService
 }
 
 // Deps is what the live web library runs on.
@@ -63,6 +66,16 @@ type server struct {
 func (s *server) routes() []route {
 	return []route{
 		{http.MethodGet, "/assets/{name}", anyone, s.asset},
+		{http.MethodGet, "/{$}", signedIn, s.library},
+		{http.MethodPost, "/captures", signedIn, s.submitCapture},
+		{http.MethodGet, "/captures/{id}", signedIn, s.capturePage},
+		{http.MethodPost, "/c/{id}/refresh", signedIn, s.refresh},
+		{http.MethodPost, "/c/{id}/delete", signedIn, s.delete},
+		{http.MethodPost, "/c/{id}/restore", signedIn, s.restore},
+		{http.MethodGet, "/usage", signedIn, s.usage},
+		{http.MethodGet, "/tokens", signedIn, s.tokens},
+		{http.MethodPost, "/tokens", signedIn, s.createToken},
+		{http.MethodPost, "/tokens/{id}/revoke", signedIn, s.revokeToken},
 	}
 }
 

@@ -47,6 +47,9 @@ type Page struct {
 	Session *Session
 	// Data is a live page's own content (each page's view type).
 	Data any
+	// Refresh reloads a live page after this many seconds while it shows
+	// something in progress (0: never).
+	Refresh int
 
 	// cat is the renderer's catalog, set by Render for T.
 	cat catalog
@@ -54,6 +57,9 @@ type Page struct {
 
 // Session is who a live page is shown to.
 type Session struct {
+	// ID is the session's public handle (the sessions page marks "this
+	// browser" with it).
+	ID         string
 	TenantName string
 	Admin      bool
 	// CSRF is the token every form of the page carries.

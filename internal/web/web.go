@@ -25,7 +25,8 @@ var content embed.FS
 
 // pages are the page templates; each is rendered inside layout.html.
 func pages() []string {
-	return []string{"list.html", "post.html", "terms.html", "search.html", "404.html"}
+	return []string{"list.html", "post.html", "terms.html", "search.html", "404.html",
+		"library.html", "capture.html", "usage.html", "tokens.html"}
 }
 
 // Asset is a static file with a content-hashed name, so that it can be
@@ -77,10 +78,14 @@ func New() (*Renderer, error) {
 			}
 			return t.UTC().Format("2 Jan 2006")
 		},
+		// optAsset is asset for a file that may not be there ("" then).
+		"optAsset":  func(name string) string { return r.assets[name].Path },
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"hasPrefix": strings.HasPrefix,
 		"mediaOf":   func(root string, m []Media) mediaBlock { return mediaBlock{Root: root, Media: m} },
 		"cardOf":    func(root string, p *Post) cardBlock { return cardBlock{Root: root, Post: p} },
+		"cardArgs":  func(p *Page, c card) cardArgs { return cardArgs{Page: p, Card: c} },
+		"list":      func(s ...string) []string { return s },
 	}
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(content, "templates/layout.html", "templates/partials.html")
 	if err != nil {
