@@ -20,6 +20,8 @@ type Service interface {
 	actionService
 	usageService
 	tokenService
+	sessionService
+	settingsService
 }
 
 // Deps is what the live web library runs on.
@@ -76,6 +78,10 @@ func (s *server) routes() []route {
 		{http.MethodGet, "/tokens", signedIn, s.tokens},
 		{http.MethodPost, "/tokens", signedIn, s.createToken},
 		{http.MethodPost, "/tokens/{id}/revoke", signedIn, s.revokeToken},
+		{http.MethodGet, "/sessions", signedIn, s.sessions},
+		{http.MethodPost, "/sessions/{id}/revoke", signedIn, s.revokeSession},
+		{http.MethodGet, "/settings", signedIn, s.settings},
+		{http.MethodPost, "/settings", signedIn, s.saveSettings},
 	}
 }
 
