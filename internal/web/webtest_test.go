@@ -77,7 +77,10 @@ func (s *site) do(method, path string, form url.Values, header ...string) page {
 	return page{Status: resp.StatusCode, Body: string(b), Location: resp.Header.Get("Location"), Header: resp.Header}
 }
 
-func (s *site) get(path string, header ...string) page { s.t.Helper(); return s.do(http.MethodGet, path, nil, header...) }
+func (s *site) get(path string, header ...string) page {
+	s.t.Helper()
+	return s.do(http.MethodGet, path, nil, header...)
+}
 
 // post sends a form with the session's CSRF token.
 func (s *site) post(path string, form url.Values, header ...string) page {
