@@ -24,7 +24,7 @@ type command struct {
 	args    string // the arguments as /help shows them, e.g. "ID"
 	descKey string // the catalog's one line for /help and the menu
 	minArgs int
-	maxArgs     int // -1: any number, ignored
+	maxArgs int // -1: any number, ignored
 	// checkArg validates each argument; a refused one is shown with the
 	// usage.
 	checkArg func(string) error

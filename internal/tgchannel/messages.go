@@ -127,12 +127,12 @@ var catalog = map[string]map[locale]string{
 	},
 
 	// Archiving a link.
-	"status.archiving":    {langEN: "⏳ Archiving %s…", langZH: "⏳ 正在存档 %s…"},
-	"status.queued":       {langEN: "queued: your account archives one link at a time, next in %s", langZH: "排队中：你的账户一次只存档一个链接，%s后轮到下一个"},
-	"status.failed":       {langEN: "❌ Could not archive %s", langZH: "❌ 无法存档 %s"},
-	"progress.queued":     {langEN: "waiting for its turn", langZH: "正在排队"},
+	"status.archiving":     {langEN: "⏳ Archiving %s…", langZH: "⏳ 正在存档 %s…"},
+	"status.queued":        {langEN: "queued: your account archives one link at a time, next in %s", langZH: "排队中：你的账户一次只存档一个链接，%s后轮到下一个"},
+	"status.failed":        {langEN: "❌ Could not archive %s", langZH: "❌ 无法存档 %s"},
+	"progress.queued":      {langEN: "waiting for its turn", langZH: "正在排队"},
 	"progress.downloading": {langEN: "downloading media %d of %d", langZH: "正在下载媒体：第 %d 个，共 %d 个"},
-	"progress.saving":     {langEN: "saving the post", langZH: "正在保存帖子"},
+	"progress.saving":      {langEN: "saving the post", langZH: "正在保存帖子"},
 
 	// "Save too".
 	"save.saved":           {langEN: "✅ Saved to your archive.", langZH: "✅ 已保存到你的收藏。"},
@@ -152,15 +152,15 @@ var catalog = map[string]map[locale]string{
 	"item.save_too": {langEN: "📥 Save too (我也要存)", langZH: "📥 我也要存"},
 
 	// Counting media: "2 photos · 1 video".
-	"media.image.one":    {langEN: "1 photo", langZH: "1 张图片"},
-	"media.image.many":   {langEN: "%d photos", langZH: "%d 张图片"},
-	"media.video.one":    {langEN: "1 video", langZH: "1 个视频"},
-	"media.video.many":   {langEN: "%d videos", langZH: "%d 个视频"},
-	"media.gif.one":      {langEN: "1 GIF", langZH: "1 个 GIF"},
-	"media.gif.many":     {langEN: "%d GIFs", langZH: "%d 个 GIF"},
-	"media.audio.one":    {langEN: "1 audio file", langZH: "1 个音频"},
-	"media.audio.many":   {langEN: "%d audio files", langZH: "%d 个音频"},
-	"media.document.one": {langEN: "1 file", langZH: "1 个文件"},
+	"media.image.one":     {langEN: "1 photo", langZH: "1 张图片"},
+	"media.image.many":    {langEN: "%d photos", langZH: "%d 张图片"},
+	"media.video.one":     {langEN: "1 video", langZH: "1 个视频"},
+	"media.video.many":    {langEN: "%d videos", langZH: "%d 个视频"},
+	"media.gif.one":       {langEN: "1 GIF", langZH: "1 个 GIF"},
+	"media.gif.many":      {langEN: "%d GIFs", langZH: "%d 个 GIF"},
+	"media.audio.one":     {langEN: "1 audio file", langZH: "1 个音频"},
+	"media.audio.many":    {langEN: "%d audio files", langZH: "%d 个音频"},
+	"media.document.one":  {langEN: "1 file", langZH: "1 个文件"},
 	"media.document.many": {langEN: "%d files", langZH: "%d 个文件"},
 
 	// /usage.
