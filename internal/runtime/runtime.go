@@ -29,6 +29,7 @@ import (
 	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/web"
 )
 
 // adapterHealthInterval is how often adapters' health is checked and
@@ -299,7 +300,8 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
-	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks})
+	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks,
+		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
 	}
@@ -378,15 +380,38 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 		_ = e.Close()
 		return nil, fmt.Errorf("http: cannot listen on MONITOR_HTTP_ADDR=%s: %v", cfg.HTTPAddr, unwrapOpError(err))
 	}
+	// Sign-in links name the address actually bound (a configured port 0
+	// is a free one).
+	e.app.SetHTTPAddr(c.listener.Addr().String())
 	c.telegramToken = telegramToken(ctx, cfg, e.app, log)
 	if err := c.openChannelAPI(ctx, cfg, log); err != nil {
 		_ = c.listener.Close()
 		_ = e.Close()
 		return nil, err
 	}
-	c.server = newHTTPServer(httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
-		Metrics: metricsHandler(e.adapters), StreamWindow: cfg.HTTP.WriteTimeout}), cfg.HTTP, log)
+	api := httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
+		Metrics: metricsHandler(e.adapters), StreamWindow: cfg.HTTP.WriteTimeout})
+	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log})
+	if err != nil {
+		_ = c.listener.Close()
+		_ = e.Close()
+		return nil, err
+	}
+	c.server = newHTTPServer(frontDoor(api, pages), cfg.HTTP, log)
 	return c, nil
+}
+
+// frontDoor sends the REST API, the probes and the metrics to api, and
+// everything else to the web library: one server, one address.
+func frontDoor(api, pages http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if strings.HasPrefix(p, "/v1/") || p == "/v1" || p == "/healthz" || p == "/readyz" || p == "/metrics" {
+			api.ServeHTTP(w, r)
+			return
+		}
+		pages.ServeHTTP(w, r)
+	})
 }
 
 // newHTTPServer is every HTTP server core runs, with the limits of
