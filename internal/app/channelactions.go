@@ -333,18 +333,6 @@ func (a *App) ChannelToken(ctx context.Context, id uuid.UUID, owner string) (Cha
 	return ChannelToken{Token: token, Name: name}, nil
 }
 
-// loginLinker is what /web needs from the web sign-in (websessions.go).
-//
-// HOOK(login-link): the web sign-in is another change on its way to main;
-// once App has LoginLinkURL and DefaultLoginLinkTTL there, ChannelLoginLink
-// calls them directly and this interface and channelLoginLinkTTL go.
-type loginLinker interface {
-	LoginLinkURL(ctx context.Context, tenantID uuid.UUID, ttl time.Duration) (url string, expiresAt time.Time, err error)
-}
-
-// channelLoginLinkTTL is how long a /web link works: DefaultLoginLinkTTL.
-const channelLoginLinkTTL = 15 * time.Minute
-
 // ChannelLoginLink makes a one-use sign-in link to the web library for the
 // person behind an update, only from a private chat: whoever sees the link
 // can sign in with it.
@@ -366,15 +354,11 @@ func (a *App) ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) 
 	if t.Status != store.TenantEnabled {
 		return ChannelLoginLink{}, errorf(ErrTenantNotActive, "%s", statusRefusal(t.Status))
 	}
-	ll, ok := any(a).(loginLinker)
-	if !ok {
-		return ChannelLoginLink{}, errors.New("app: the web library's sign-in is not part of this build")
-	}
-	url, expires, err := ll.LoginLinkURL(j.ctx, j.tenantID, channelLoginLinkTTL)
+	url, expires, err := a.LoginLinkURL(j.ctx, j.tenantID, DefaultLoginLinkTTL)
 	if err != nil {
 		return ChannelLoginLink{}, err
 	}
-	return ChannelLoginLink{URL: url, ExpiresAt: expires, ValidSeconds: int(channelLoginLinkTTL / time.Second)}, nil
+	return ChannelLoginLink{URL: url, ExpiresAt: expires, ValidSeconds: int(DefaultLoginLinkTTL / time.Second)}, nil
 }
 
 // ChannelDelivery says what a deliver item should send: progress while the

@@ -100,13 +100,11 @@ func (a *App) channelLanguage(ctx context.Context, tenantID uuid.UUID, code stri
 	return Lang(pref, code), nil
 }
 
-// channelLanguagePreference is the one place the channel reads the
-// tenant's language setting ("" = none): web_preferences.language, which
-// a.WebPreferences reads once the web sign-in lands on main (h-auth).
-// Until then there is no setting and the client's language decides.
+// channelLanguagePreference is the language the tenant chose in the web
+// library's settings ("" = none, automatic).
 func (a *App) channelLanguagePreference(ctx context.Context, tenantID uuid.UUID) (string, error) {
-	_, _ = ctx, tenantID // HOOK(web-preferences): return a.WebPreferences(ctx, tenantID).Language
-	return "", nil
+	p, err := a.WebPreferences(ctx, tenantID)
+	return p.Language, err
 }
 
 // submissionLanguageCode is the language the client of the person who
