@@ -108,7 +108,7 @@ func TestFetchFixtures(t *testing.T) {
 		120: {
 			fixture:   "embed-photo.html",
 			text:      "Fog over the north pier at 07:40 — visibility under 200\u00a0m. #fog #harbour",
-			summary:   title + "：Fog over the north pier at 07:40 — visibility under 200\u00a0m. #fog #harbour [图片]",
+			summary:   title + "：Fog over the north pier at 07:40 — visibility under 200\u00a0m. #fog #harbour ⟦image⟧",
 			published: time.Date(2026, 1, 5, 7, 42, 10, 0, time.UTC),
 			media:     []mediaView{{URL: h.fake.MediaURL(photo120), Kind: image, Mime: "image/jpeg"}, avatarMedia},
 			entities:  []entityView{{msg("120"), "telegram.message", "tidewatch_demo/120", []uint32{0}}, chEntity(1)},
@@ -122,7 +122,7 @@ func TestFetchFixtures(t *testing.T) {
 		121: {
 			fixture:   "embed-video.html",
 			text:      "Timelapse: the tide coming in over 40 minutes.\n\nShot from the north pier.",
-			summary:   title + "：Timelapse: the tide coming in over 40 minutes. Shot from the north pier. [视频]",
+			summary:   title + "：Timelapse: the tide coming in over 40 minutes. Shot from the north pier. ⟦video⟧",
 			published: time.Date(2026, 1, 5, 8, 50, 3, 0, time.UTC),
 			media:     []mediaView{{URL: h.fake.MediaURL(video121), Kind: video, Mime: "video/mp4", Duration: 15000}, avatarMedia},
 			entities:  []entityView{{msg("121"), "telegram.message", "tidewatch_demo/121", []uint32{0}}, chEntity(1)},
@@ -136,7 +136,7 @@ func TestFetchFixtures(t *testing.T) {
 		122: {
 			fixture:   "embed-video-too-big.html",
 			text:      "Full recording of the storm surge briefing (12 min).",
-			summary:   title + "：Full recording of the storm surge briefing (12 min). [视频]",
+			summary:   title + "：Full recording of the storm surge briefing (12 min). ⟦video⟧",
 			published: time.Date(2026, 1, 5, 10, 2, 44, 0, time.UTC),
 			media: []mediaView{
 				{Kind: video, Mime: "video/mp4", Duration: 761000, Unavailable: tooBig},
@@ -152,7 +152,7 @@ func TestFetchFixtures(t *testing.T) {
 		},
 		123: {
 			fixture:   "embed-gif.html",
-			summary:   title + "：[视频]",
+			summary:   title + "：⟦video⟧",
 			published: time.Date(2026, 1, 5, 10, 15, 20, 0, time.UTC),
 			media:     []mediaView{{URL: h.fake.MediaURL(gif123), Kind: adapterv1.MediaKind_MEDIA_KIND_GIF, Mime: "video/mp4", Duration: 3000}, avatarMedia},
 			entities:  []entityView{{msg("123"), "telegram.message", "tidewatch_demo/123", []uint32{0}}, chEntity(1)},
@@ -164,7 +164,7 @@ func TestFetchFixtures(t *testing.T) {
 		130: {
 			fixture:   "embed-document.html",
 			text:      "January tide table (PDF). Times are local; heights in metres.",
-			summary:   title + "：January tide table (PDF). Times are local; heights in metres. [文件]",
+			summary:   title + "：January tide table (PDF). Times are local; heights in metres. ⟦file⟧",
 			published: time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC),
 			media: []mediaView{{Kind: adapterv1.MediaKind_MEDIA_KIND_DOCUMENT, Alt: "tide-table-2026-01.pdf",
 				Unavailable: "Telegram's web preview does not offer files for download; this one (tide-table-2026-01.pdf) needs a Telegram account connection"},
@@ -179,7 +179,7 @@ func TestFetchFixtures(t *testing.T) {
 		},
 		131: {
 			fixture:   "embed-voice.html",
-			summary:   title + "：[音频]",
+			summary:   title + "：⟦audio⟧",
 			published: time.Date(2026, 1, 10, 9, 20, 0, 0, time.UTC),
 			media:     []mediaView{{URL: h.fake.MediaURL(voice131), Kind: adapterv1.MediaKind_MEDIA_KIND_AUDIO, Mime: "audio/ogg", Duration: 42000}, avatarMedia},
 			entities:  []entityView{{msg("131"), "telegram.message", "tidewatch_demo/131", []uint32{0}}, chEntity(1)},
@@ -262,7 +262,7 @@ func TestFetchFixtures(t *testing.T) {
 		101: {
 			fixture:   "embed-album.html",
 			text:      "Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30.\nPhotos @harbour_radio, video by our readers 🙂",
-			summary:   title + "：Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30. Photos @harbour_radio, video by our readers 🙂 [图片][视频][图片][视频]",
+			summary:   title + "：Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30. Photos @harbour_radio, video by our readers 🙂 ⟦image⟧⟦video⟧⟦image⟧⟦video⟧",
 			published: time.Date(2026, 1, 9, 7, 35, 28, 0, time.UTC),
 			media:     append(albumMedia(h), avatarMedia),
 			entities:  []entityView{{msg("101"), "telegram.message", "tidewatch_demo/101", []uint32{0, 1, 2, 3}}, chEntity(4)},
@@ -427,7 +427,7 @@ func TestFetchAlbumNotOnChannelPage(t *testing.T) {
 	require.Nil(t, resp.GetCanonicalTarget())
 	require.Contains(t, kittest.EntityData(t, resp, "message:tidewatch_demo/103"), `"album_incomplete":true`)
 	require.Len(t, resp.GetSourceResponses(), 2)
-	require.Equal(t, title+"：[图片]", resp.GetDisplay().GetSummary(), "the placeholder is no medium")
+	require.Equal(t, title+"：⟦image⟧", resp.GetDisplay().GetSummary(), "the placeholder is no medium")
 
 	// The channel page failing now is worth retrying.
 	h.fake.ClearOverride("/s/tidewatch_demo")

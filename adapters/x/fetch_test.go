@@ -95,7 +95,7 @@ func TestFetchFixtures(t *testing.T) {
 		"2078399740166950912": {
 			fixture:   "status-photos.json",
 			text:      "Two frames from this morning's walk: fog over the harbour & the old crane. #harbour",
-			summary:   "Archivist Demo：Two frames from this morning's walk: fog over the harbour & the old crane. #harbour [图片][图片]",
+			summary:   "Archivist Demo：Two frames from this morning's walk: fog over the harbour & the old crane. #harbour ⟦image⟧⟦image⟧",
 			published: time.Date(2026, 7, 18, 8, 41, 27, 0, time.UTC),
 			media: func(base string) []mediaView {
 				return append([]mediaView{
@@ -119,7 +119,7 @@ func TestFetchFixtures(t *testing.T) {
 		"2079251421658238976": {
 			fixture:   "status-video.json",
 			text:      "Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier.",
-			summary:   "Archivist Demo：Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier. [视频]",
+			summary:   "Archivist Demo：Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier. ⟦video⟧",
 			published: time.Date(2026, 7, 20, 17, 5, 44, 0, time.UTC),
 			media: func(base string) []mediaView {
 				return append([]mediaView{
@@ -176,7 +176,7 @@ func TestFetchFixtures(t *testing.T) {
 		"2080424850067443712": {
 			fixture:   "status-sensitive-gif.json",
 			text:      "Night shift at the dry dock. Flashing lights warning.",
-			summary:   "Archivist Demo：Night shift at the dry dock. Flashing lights warning. [视频]",
+			summary:   "Archivist Demo：Night shift at the dry dock. Flashing lights warning. ⟦video⟧",
 			published: time.Date(2026, 7, 23, 22, 48, 31, 0, time.UTC),
 			media: func(base string) []mediaView {
 				return append([]mediaView{

@@ -83,7 +83,7 @@ func TestStatusMediaFallsBackToPhotosThenVideos(t *testing.T) {
 	require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_IMAGE, ms[0].GetKind())
 	require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_VIDEO, ms[1].GetKind())
 	require.True(t, ms[0].GetSensitive() && ms[1].GetSensitive())
-	require.Equal(t, "A：hi there [图片][视频]", summary("A", "hi\nthere", ms))
+	require.Equal(t, "A：hi there ⟦image⟧⟦video⟧", summary("A", "hi\nthere", ms))
 }
 
 func TestProfileImage(t *testing.T) {
@@ -117,9 +117,9 @@ func TestSummary(t *testing.T) {
 	vid := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_VIDEO}
 	gif := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_GIF}
 	avatar := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Purpose: "avatar"}
-	require.Equal(t, "Ann：hello [图片][图片]", summary("Ann", "hello", []*adapterv1.Media{img, img, avatar}))
-	require.Equal(t, "Ann：a b c [视频][图片][视频]", summary("Ann", "a\n\nb \r\n c\n", []*adapterv1.Media{vid, img, gif}))
-	require.Equal(t, "Ann：[图片]", summary("Ann", "", []*adapterv1.Media{img}))
+	require.Equal(t, "Ann：hello ⟦image⟧⟦image⟧", summary("Ann", "hello", []*adapterv1.Media{img, img, avatar}))
+	require.Equal(t, "Ann：a b c ⟦video⟧⟦image⟧⟦video⟧", summary("Ann", "a\n\nb \r\n c\n", []*adapterv1.Media{vid, img, gif}))
+	require.Equal(t, "Ann：⟦image⟧", summary("Ann", "", []*adapterv1.Media{img}))
 	require.Equal(t, "Ann：just text", summary("Ann", "just text", nil))
 }
 

@@ -51,15 +51,20 @@ type LibraryRow struct {
 // It is one query: keyset pagination on tenant_collections_saved_idx, the
 // current revision and the latest capture joined by key.
 func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFilter, after *SavedCursor, limit int) ([]LibraryRow, error) {
+	// The page is chosen first, on the index, with only what the filters
+	// need: without a filter on the collection it is read from
+	// tenant_collections alone, which the index answers whatever the
+	// planner's statistics say.
+	byCollection := f.Platform != "" || f.Visibility != "" || f.Author != "" || f.MediaKind != ""
 	var b strings.Builder
-	b.WriteString(`SELECT c.id, c.platform, c.entity_type, c.visibility, c.source_url, tc.saved_at, c.current_revision_id,
-		r.content_json, lc.id, lc.state, lc.error, lc.error_code
-	 FROM tenant_collections tc
-	 JOIN collections c ON c.id = tc.collection_id
-	 LEFT JOIN revisions r ON r.id = c.current_revision_id
-	 LEFT JOIN captures lc ON lc.id = (SELECT p.id FROM captures p WHERE p.collection_id = c.id AND p.automatic = false
-		ORDER BY p.created_at DESC, p.id DESC LIMIT 1)
-	 WHERE tc.tenant_id = $1 AND (c.data_scope = $2 OR c.data_scope = $1)`)
+	b.WriteString(`SELECT tc.collection_id, tc.saved_at FROM tenant_collections tc`)
+	if byCollection {
+		b.WriteString(` JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)`)
+	}
+	if f.Author != "" || f.MediaKind != "" {
+		b.WriteString(` LEFT JOIN revisions r ON r.id = c.current_revision_id`)
+	}
+	b.WriteString(` WHERE tc.tenant_id = $1`)
 	args := []any{tenantID, PublicScope}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -67,7 +72,7 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	}
 	if after != nil {
 		at, id := arg(after.SavedAt), arg(after.CollectionID)
-		b.WriteString(` AND (tc.saved_at < ` + at + ` OR (tc.saved_at = ` + at + ` AND tc.collection_id < ` + id + `))`)
+		b.WriteString(` AND (tc.saved_at, tc.collection_id) < (` + at + `, ` + id + `)`)
 	}
 	if f.Platform != "" {
 		b.WriteString(` AND c.platform = ` + arg(f.Platform))
@@ -88,9 +93,19 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 		b.WriteString(` AND ` + libraryMediaKindCond(s.d, arg(f.MediaKind)))
 	}
 	b.WriteString(` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(limit))
+	// The content and the latest capture are joined to the page's rows
+	// alone, so the cost does not grow with the library.
+	q := `SELECT c.id, c.platform, c.entity_type, c.visibility, c.source_url, pg.saved_at, c.current_revision_id,
+		r.content_json, lc.id, lc.state, lc.error, lc.error_code
+	 FROM (` + b.String() + `) pg
+	 JOIN collections c ON c.id = pg.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)
+	 LEFT JOIN revisions r ON r.id = c.current_revision_id
+	 LEFT JOIN captures lc ON lc.id = (SELECT p.id FROM captures p WHERE p.collection_id = c.id AND p.automatic = false
+		ORDER BY p.created_at DESC, p.id DESC LIMIT 1)
+	 ORDER BY pg.saved_at DESC, pg.collection_id DESC`
 	var out []LibraryRow
-	err := s.view(ctx, func(q querier) error {
-		rows, err := q.QueryContext(ctx, b.String(), args...)
+	err := s.view(ctx, func(qr querier) error {
+		rows, err := qr.QueryContext(ctx, q, args...)
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,13 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +20,13 @@ import (
 )
 
 // librarySize is how many saved collections the library benchmark's
-// tenant has.
-const librarySize = 100_000
+// tenant has (MONITOR_BENCH_LIBRARY_SIZE overrides it for a quick run).
+func librarySize() int {
+	if n, err := strconv.Atoi(os.Getenv("MONITOR_BENCH_LIBRARY_SIZE")); err == nil && n > 24*4 {
+		return n
+	}
+	return 100_000
+}
 
 // BenchmarkLibrary measures the library page's server time (the handler,
 // from request to the last byte written, no network) with 100,000 saved
@@ -36,8 +44,8 @@ func BenchmarkLibrary(b *testing.B) {
 			_, cv := c.Capture(b, tenant, photosPost)
 			require.Equal(b, "complete", cv.State, cv.Error)
 			seeded := time.Now()
-			storetest.SeedLibrary(b, c.StoreURL, tenant, cv.CollectionID, librarySize-1)
-			b.Logf("%s: seeded %d saved collections in %s", db, librarySize, time.Since(seeded).Round(time.Millisecond))
+			storetest.SeedLibrary(b, c.StoreURL, tenant, cv.CollectionID, librarySize()-1)
+			fmt.Fprintf(os.Stderr, "%s: seeded %d saved collections in %s\n", db, librarySize(), time.Since(seeded).Round(time.Millisecond))
 			r, err := web.New()
 			require.NoError(b, err)
 			h, err := web.HandlerAs(web.Deps{App: c.App, Renderer: r}, tenant, &web.Session{TenantName: "alice", CSRF: "x"})

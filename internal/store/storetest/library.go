@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"database/sql"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,8 +41,8 @@ func SeedLibrary(tb testing.TB, url string, tenantID, template uuid.UUID, n int)
 	}
 	var (
 		visibility, scope, access, platform, etype, oscope, extID, adapter, source string
-		hash, content, provider                                                  string
-		bytes                                                                    int64
+		hash, content, provider                                                    string
+		bytes                                                                      int64
 	)
 	err = tx.QueryRowContext(ctx, `SELECT c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
 			c.external_id, c.adapter_id, c.source_url, r.content_hash, r.content_json, r.content_bytes, p.provider_id
@@ -85,6 +86,33 @@ func SeedLibrary(tb testing.TB, url string, tenantID, template uuid.UUID, n int)
 	}
 	if err := tx.Commit(); err != nil {
 		tb.Fatalf("storetest: seed library: %v", err)
+	}
+	analyze(tb, driver, url, db)
+}
+
+// analyze refreshes the planner's statistics after a bulk load, as
+// autovacuum (PostgreSQL) or the periodic optimize would in production.
+// On PostgreSQL only the owner may, so it connects as the superuser the
+// test database was made with.
+func analyze(tb testing.TB, driver, url string, db *sql.DB) {
+	tb.Helper()
+	if driver == "pgx" {
+		app, err := neturl.Parse(url)
+		if err != nil {
+			tb.Fatalf("storetest: analyze: %v", err)
+		}
+		owner, err := neturl.Parse(PostgresURL())
+		if err != nil {
+			tb.Fatalf("storetest: analyze: %v", err)
+		}
+		owner.Path = app.Path
+		if db, err = sql.Open("pgx", owner.String()); err != nil {
+			tb.Fatalf("storetest: analyze: %v", err)
+		}
+		defer db.Close()
+	}
+	if _, err := db.Exec(`ANALYZE`); err != nil {
+		tb.Fatalf("storetest: analyze: %v", err)
 	}
 }
 
