@@ -176,7 +176,7 @@ func (b *browser) screenshot(name string) {
 	if dir == "" {
 		return
 	}
-	png := runGet(b, chromedp.FullScreenshot(90))
+	png := runGet(b, chromedp.FullScreenshot(100)) // 100: PNG, not JPEG
 	require.NoError(b.t, os.MkdirAll(dir, 0o755))
 	require.NoError(b.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
 }

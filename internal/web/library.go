@@ -212,6 +212,10 @@ func (s *server) card(rq *request, c app.LibraryCard) card {
 		out.Author = c.AuthorHandle
 	}
 	if out.Author == "" {
+		// Nothing archived yet: the link says what the card is.
+		out.Author = shortLink(c.SourceURL)
+	}
+	if out.Author == "" {
 		out.Author = c.Platform
 	}
 	if r, _ := utf8.DecodeRuneInString(out.Author); r != utf8.RuneError {
@@ -278,6 +282,16 @@ func libraryURL(q url.Values, kv ...string) string {
 		return "/"
 	}
 	return "/?" + u.Encode()
+}
+
+// shortLink is a link without its scheme and "www.", clipped: a name for
+// an item whose content is not archived yet.
+func shortLink(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return clip(strings.TrimPrefix(u.Host, "www.")+u.EscapedPath(), 60)
 }
 
 // parseDay reads a date field (YYYY-MM-DD, UTC); "" is the zero time.
