@@ -57,7 +57,10 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	// planner's statistics say.
 	byCollection := f.Platform != "" || f.Visibility != "" || f.Author != "" || f.MediaKind != ""
 	var b strings.Builder
-	b.WriteString(`SELECT tc.collection_id, tc.saved_at FROM tenant_collections tc`)
+	b.WriteString(`SELECT tc.collection_id, tc.saved_at,
+		(SELECT p.id FROM captures p WHERE p.collection_id = tc.collection_id AND p.automatic = false
+			ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS latest_capture
+	 FROM tenant_collections tc`)
 	if byCollection {
 		b.WriteString(` JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)`)
 	}
@@ -94,14 +97,15 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	}
 	b.WriteString(` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(limit))
 	// The content and the latest capture are joined to the page's rows
-	// alone, so the cost does not grow with the library.
+	// alone, by key (the latest capture's id is found in the page query,
+	// so PostgreSQL does not hash all captures to join it), and the cost
+	// does not grow with the library.
 	q := `SELECT c.id, c.platform, c.entity_type, c.visibility, c.source_url, pg.saved_at, c.current_revision_id,
 		r.content_json, lc.id, lc.state, lc.error, lc.error_code
 	 FROM (` + b.String() + `) pg
 	 JOIN collections c ON c.id = pg.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)
 	 LEFT JOIN revisions r ON r.id = c.current_revision_id
-	 LEFT JOIN captures lc ON lc.id = (SELECT p.id FROM captures p WHERE p.collection_id = c.id AND p.automatic = false
-		ORDER BY p.created_at DESC, p.id DESC LIMIT 1)
+	 LEFT JOIN captures lc ON lc.id = pg.latest_capture
 	 ORDER BY pg.saved_at DESC, pg.collection_id DESC`
 	var out []LibraryRow
 	err := s.view(ctx, func(qr querier) error {
