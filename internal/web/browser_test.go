@@ -324,6 +324,25 @@ func TestBrowser(t *testing.T) {
 		require.NotContains(t, b.text(), "alice's private draft")
 	})
 
+	t.Run("pages", func(t *testing.T) {
+		for _, size := range []struct {
+			name string
+			w, h int
+		}{{"", 1280, 900}, {"-390", 390, 844}} {
+			b := newBrowser(t, "en-US", size.w, size.h)
+			b.signIn(l, "alice")
+			b.do(chromedp.Navigate(l.base+"/tokens"), chromedp.SendKeys(chromedp.ID("token-name"), "laptop"),
+				chromedp.Submit(chromedp.ID("token-name")), chromedp.WaitVisible(chromedp.CSS("code.secret")))
+			b.screenshot("tokens" + size.name)
+			for _, page := range []string{"usage", "sessions", "settings", "captures/" + photos.CaptureID.String()} {
+				b.do(chromedp.Navigate(l.base+"/"+page), chromedp.WaitVisible(chromedp.CSS("main h1")))
+				require.LessOrEqual(t, eval[int](b, `document.documentElement.scrollWidth`), eval[int](b, `document.documentElement.clientWidth`),
+					"no horizontal scroll on /%s at %d px", page, size.w)
+				b.screenshot(strings.ReplaceAll(strings.Split(page, "/")[0], "captures", "capture") + size.name)
+			}
+		}
+	})
+
 	t.Run("sessions-and-links", func(t *testing.T) {
 		b := newBrowser(t, "en-US", 1280, 900)
 		b.signIn(l, "alice")

@@ -157,6 +157,7 @@ func captureMessages() catalog {
 	return catalog{
 		"capturepage.title":           {"Capture", "采集"},
 		"capturepage.heading":         {"Archiving your link", "正在存档你的链接"},
+		"capturepage.ended":           {"Capture finished", "采集结束"},
 		"capturepage.live":            {"This page updates by itself until the capture ends.", "采集结束前，此页面会自动更新。"},
 		"capturepage.open":            {"Open the archived post", "打开已存档的帖子"},
 		"capturepage.back":            {"Back to the library", "返回收藏库"},
