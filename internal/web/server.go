@@ -17,6 +17,8 @@ import (
 // *app.App implements it. Pages add the methods they call.
 type Service interface {
 	Usage(ctx context.Context, tenantID uuid.UUID) (app.Usage, error)
+	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
+	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 }
 
 // Deps is what the live web library runs on.
@@ -63,6 +65,8 @@ type server struct {
 func (s *server) routes() []route {
 	return []route{
 		{http.MethodGet, "/assets/{name}", anyone, s.asset},
+		{http.MethodGet, "/c/{id}", signedIn, s.item},
+		{http.MethodGet, "/c/{id}/diff", signedIn, s.itemDiff},
 	}
 }
 

@@ -114,6 +114,9 @@ type Post struct {
 	Sensitive bool
 	// Quoted is a post this one quotes, when the graph has it.
 	Quoted *Quote
+	// Entity is the post as its type's renderer shows it (entity.go); nil
+	// when no renderer knows the type, and the page shows the fields above.
+	Entity *Entity
 }
 
 // Author is who wrote a post.
@@ -148,6 +151,9 @@ type Media struct {
 	Width     int
 	Height    int
 	Sensitive bool
+	// Poster is the path of a video's still frame from the site root
+	// ("" : none), shown before it plays.
+	Poster string
 	// ID makes the reveal control of a sensitive media unique on its page.
 	ID string
 }

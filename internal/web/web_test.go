@@ -19,7 +19,7 @@ func TestTemplatesParseAndRender(t *testing.T) {
 			Media: []web.Media{{URL: "files/ab/x.jpg", Kind: "image", Mime: "image/jpeg", Sensitive: true, ID: "0"}}}}))
 	require.Contains(t, b.String(), `<input type="checkbox" class="reveal" id="reveal-0">`)
 	require.Contains(t, b.String(), `src="../../files/ab/x.jpg"`)
-	require.Len(t, r.Assets(), 2)
+	require.Len(t, r.Assets(), 3) // style.css, item.css, search.js
 }
 
 func TestTextRendering(t *testing.T) {
