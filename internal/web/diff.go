@@ -106,40 +106,60 @@ func lcs(d *Diff, a, b []string) {
 			}
 		}
 	}
+	// Walk the table, handing add whole runs of one operation.
+	var run []string
+	runOp := DiffSame
+	emit := func(op DiffOp, tok string) {
+		if op != runOp {
+			d.add(runOp, run...)
+			run, runOp = run[:0], op
+		}
+		run = append(run, tok)
+	}
 	i, j := 0, 0
 	for i < n && j < m {
 		switch {
 		case a[i] == b[j]:
-			d.add(DiffSame, a[i])
+			emit(DiffSame, a[i])
 			i, j = i+1, j+1
 		case t[(i+1)*(m+1)+j] >= t[i*(m+1)+j+1]:
-			d.add(DiffDel, a[i])
+			emit(DiffDel, a[i])
 			i++
 		default:
-			d.add(DiffIns, b[j])
+			emit(DiffIns, b[j])
 			j++
 		}
 	}
+	d.add(runOp, run...)
 	d.add(DiffDel, a[i:]...)
 	d.add(DiffIns, b[j:]...)
 }
 
-// add appends tokens to the diff, joining runs of one operation.
+// add appends tokens to the diff, joining runs of one operation. The
+// tokens of one call are joined once, so a long common prefix costs one
+// copy.
 func (d *Diff) add(op DiffOp, toks ...string) {
-	for _, tok := range toks {
-		if op != DiffSame && !isSpace(tok) {
+	if len(toks) == 0 {
+		return
+	}
+	if op != DiffSame {
+		for _, tok := range toks {
+			if isSpace(tok) {
+				continue
+			}
 			if op == DiffIns {
 				d.Added++
 			} else {
 				d.Removed++
 			}
 		}
-		if k := len(d.Parts); k > 0 && d.Parts[k-1].Op == op {
-			d.Parts[k-1].Text += tok
-			continue
-		}
-		d.Parts = append(d.Parts, DiffPart{Op: op, Text: tok})
 	}
+	text := strings.Join(toks, "")
+	if k := len(d.Parts); k > 0 && d.Parts[k-1].Op == op {
+		d.Parts[k-1].Text += text
+		return
+	}
+	d.Parts = append(d.Parts, DiffPart{Op: op, Text: text})
 }
 
 func isSpace(tok string) bool {

@@ -285,6 +285,9 @@ func (s *site) post(e check.Entry) *post {
 	if q := related(&c.Graph, c.Graph.Root, "quotes"); q != "" {
 		p.Quoted = s.quote(&c, q)
 	}
+	// The post page draws the post with its type's renderer, as the live
+	// item page does (web.BuildEntity); nil keeps the fields above.
+	p.Entity = web.BuildEntity(s.graph(&c.Graph), p.Media)
 	return &post{Post: p, c: &c, author: slug}
 }
 
@@ -308,6 +311,28 @@ func sitePath(sha, mime string) string {
 		return out
 	}
 	return strings.TrimSuffix(out, path.Ext(out)) + ".bin"
+}
+
+// graph is a capsule's graph as the web renderers read it, each resource
+// at its path on the site.
+func (s *site) graph(g *capsule.Graph) *web.Graph {
+	out := &web.Graph{Root: g.Root}
+	for _, e := range g.Entities {
+		we := web.GraphEntity{Key: e.Key, Type: e.Type, Data: e.Data}
+		for _, r := range e.Resources {
+			if r.File == "" || r.SHA256 == "" {
+				continue
+			}
+			out := sitePath(r.SHA256, r.Mime)
+			s.media[out] = r.File
+			we.Resources = append(we.Resources, web.Resource{Purpose: r.Purpose, Kind: r.Kind, Mime: r.Mime, URL: out})
+		}
+		out.Entities = append(out.Entities, we)
+	}
+	for _, r := range g.Relations {
+		out.Relations = append(out.Relations, web.GraphRelation{From: r.From, Relation: r.Relation, To: r.To})
+	}
+	return out
 }
 
 // related is the key of the entity a relation leads to from key.
