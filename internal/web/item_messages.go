@@ -39,7 +39,7 @@ func itemMessages() catalog {
 		"item.diff.to":          {"To", "到"},
 		"item.diff.show":        {"Compare", "比较"},
 		"item.diff.title":       {"Changes", "变更"},
-		"item.diff.summary":     {"%d words added, %d removed", "新增 %d 个词，删除 %d 个"},
+		"item.diff.summary":     {"Words added: %d · removed: %d", "新增词：%d · 删除词：%d"},
 		"item.diff.same":        {"The two revisions have the same text.", "两个版本的文字相同。"},
 		"item.diff.truncated":   {"These texts differ too much to compare word by word; the changed part is shown removed and added whole.", "两段文字差异过大，无法逐词比较；变化部分整体显示为删除和新增。"},
 		"item.diff.back":        {"Back to the item", "返回条目"},
