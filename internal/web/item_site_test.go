@@ -29,7 +29,9 @@ import (
 // as the middleware will fill it; nothing else is stood in for.
 type itemSite struct {
 	core   *testcore.Core
-	srv    *httptest.Server
+	srv *httptest.Server
+	// h is what srv serves, for calls without the network (benchmarks).
+	h      http.Handler
 	tenant uuid.UUID
 	// key is the session cookie's value.
 	key string
@@ -54,13 +56,14 @@ func newItemSite(t testing.TB, c *testcore.Core, tenantName string) *itemSite {
 			return ws.TenantID, &web.Session{TenantName: ws.TenantName, Admin: ws.Admin, CSRF: ws.CSRF}, true
 		})
 	api := httpapi.NewHandler(httpapi.Deps{App: c.App, Log: discardLog()})
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	s.h = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, "/v1/") {
 			api.ServeHTTP(w, req)
 			return
 		}
 		pages.ServeHTTP(w, req)
-	}))
+	})
+	s.srv = httptest.NewServer(s.h)
 	t.Cleanup(s.srv.Close)
 	c.App.SetHTTPAddr(strings.TrimPrefix(s.srv.URL, "http://"))
 	link, _, err := c.App.CreateLoginLink(ctx, "test", tenantName, false, time.Hour)
