@@ -28,8 +28,8 @@ import (
 // get a request filled from the session cookie here (app.WebSession),
 // as the middleware will fill it; nothing else is stood in for.
 type itemSite struct {
-	core   *testcore.Core
-	srv *httptest.Server
+	core *testcore.Core
+	srv  *httptest.Server
 	// h is what srv serves, for calls without the network (benchmarks).
 	h      http.Handler
 	tenant uuid.UUID
