@@ -41,6 +41,31 @@ type RevisionRow struct {
 // Size is the revision's size for people: 1.2 KB.
 func (r RevisionRow) Size() string { return humanBytes(r.Bytes) }
 
+// When writes a time for people in the page's language, to the minute,
+// in UTC: 18 Jul 2026 08:41 UTC, 2026年7月18日 08:41 UTC.
+func (p *Page) When(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	if p.Language() == LangChinese {
+		return t.Format("2006年1月2日 15:04 UTC")
+	}
+	return t.Format("2 Jan 2006 15:04 UTC")
+}
+
+// Day writes a date for people in the page's language.
+func (p *Page) Day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	if p.Language() == LangChinese {
+		return t.Format("2006年1月2日")
+	}
+	return t.Format("2 Jan 2006")
+}
+
 // hashPrefix is how much of a content hash the timeline shows.
 const hashPrefix = 12
 

@@ -178,6 +178,7 @@ func TestItemPageInTheBrowser(t *testing.T) {
 	eval(`document.querySelector("video").duration`, &duration)
 	require.InDelta(t, 2.0, duration, 0.3, "the browser read the real file's duration")
 	require.Equal(t, "metadata", attr(t, eval, "video", "preload"))
+	shoot(t, ctx, run, "item-video")
 
 	// The album: three images, in the stored order, each loaded.
 	run(chromedp.Navigate(s.srv.URL+"/c/"+album.String()), chromedp.WaitVisible(chromedp.CSS(".gallery.album")))
@@ -215,6 +216,7 @@ func TestItemPageInTheBrowser(t *testing.T) {
 	var filter string
 	eval(`getComputedStyle(document.querySelector(".sensitive img")).filter`, &filter)
 	require.Contains(t, filter, "blur", "blurred before the click")
+	shoot(t, ctx, run, "item-sensitive")
 	run(chromedp.Click(chromedp.CSS(".sensitive label.veil")))
 	eval(`getComputedStyle(document.querySelector(".sensitive img")).filter`, &filter)
 	require.Equal(t, "none", filter, "shown after the click")

@@ -77,12 +77,6 @@ func New() (*Renderer, error) {
 			}
 			return t.UTC().Format("2 Jan 2006")
 		},
-		"datetime": func(t time.Time) string {
-			if t.IsZero() {
-				return ""
-			}
-			return t.UTC().Format("2 Jan 2006 15:04 UTC")
-		},
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"inc":       func(i int) int { return i + 1 },
 		"hasPrefix": strings.HasPrefix,
