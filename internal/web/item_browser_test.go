@@ -216,10 +216,15 @@ func TestItemPageInTheBrowser(t *testing.T) {
 	var filter string
 	eval(`getComputedStyle(document.querySelector(".sensitive img")).filter`, &filter)
 	require.Contains(t, filter, "blur", "blurred before the click")
+	var caption string
+	eval(`getComputedStyle(document.querySelector(".sensitive figcaption")).visibility`, &caption)
+	require.Equal(t, "hidden", caption, "its caption is hidden with it")
 	shoot(t, ctx, run, "item-sensitive")
 	run(chromedp.Click(chromedp.CSS(".sensitive label.veil")))
 	eval(`getComputedStyle(document.querySelector(".sensitive img")).filter`, &filter)
 	require.Equal(t, "none", filter, "shown after the click")
+	eval(`getComputedStyle(document.querySelector(".sensitive figcaption")).visibility`, &caption)
+	require.Equal(t, "visible", caption)
 	var scripts int
 	eval(`document.scripts.length`, &scripts)
 	require.Zero(t, scripts, "the item page needs no script")
