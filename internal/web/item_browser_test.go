@@ -220,6 +220,29 @@ func TestItemPageInTheBrowser(t *testing.T) {
 	eval(`getComputedStyle(document.querySelector(".sensitive figcaption")).visibility`, &caption)
 	require.Equal(t, "hidden", caption, "its caption is hidden with it")
 	shoot(t, ctx, run, "item-sensitive")
+
+	// By keyboard: Tab reaches the reveal control, its label shows the
+	// focus, and Space shows the image.
+	focused := false
+	for range 40 {
+		run(chromedp.KeyEvent("\t"))
+		eval(`document.activeElement.classList.contains("reveal")`, &focused)
+		if focused {
+			break
+		}
+	}
+	require.True(t, focused, "Tab reaches the reveal control")
+	var outline string
+	eval(`getComputedStyle(document.querySelector(".sensitive .veil")).outlineStyle`, &outline)
+	require.Equal(t, "solid", outline, "the focused control is visible")
+	run(chromedp.KeyEvent(" "))
+	eval(`getComputedStyle(document.querySelector(".sensitive img")).filter`, &filter)
+	require.Equal(t, "none", filter, "Space shows it")
+
+	// By mouse, after a reload: a click on the label.
+	run(chromedp.Navigate(s.srv.URL+"/c/"+sensitive.String()), chromedp.WaitVisible(chromedp.CSS(".sensitive label.veil")))
+	eval(`getComputedStyle(document.querySelector(".sensitive img")).filter`, &filter)
+	require.Contains(t, filter, "blur")
 	run(chromedp.Click(chromedp.CSS(".sensitive label.veil")))
 	eval(`getComputedStyle(document.querySelector(".sensitive img")).filter`, &filter)
 	require.Equal(t, "none", filter, "shown after the click")
