@@ -22,7 +22,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
@@ -156,11 +155,11 @@ func TestItemPageInTheBrowser(t *testing.T) {
 		require.NoError(t, err, js)
 		require.NoError(t, json.Unmarshal(raw, out), string(raw))
 	}
-	cookie := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, network.SetCookie, network.SetCookieParams{Name: httpapi.SessionCookie, Value: s.key, URL: s.srv.URL + "/"})
-		return err
-	})
-	run(cookie)
+	// Sign in as a person does: open a login link (it sets the cookie).
+	run(chromedp.Navigate(s.loginLink(t)))
+	var here string
+	eval(`location.pathname`, &here)
+	require.Equal(t, "/", here, "the login link signs in and goes to the library")
 
 	// The video: its metadata loads from /v1/media (a Range request).
 	run(chromedp.Navigate(s.srv.URL+"/c/"+video.String()), chromedp.WaitVisible(chromedp.CSS("video")))

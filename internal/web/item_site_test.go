@@ -20,13 +20,10 @@ import (
 	"github.com/monitorhq/monitor/internal/web"
 )
 
-// itemSite serves a test core as the one server serves it: REST under
-// /v1 (which reads the session cookie for GET /v1/media) and the web
-// library's route table for the rest.
-//
-// Until the session middleware is on main, the route table's handlers
-// get a request filled from the session cookie here (app.WebSession),
-// as the middleware will fill it; nothing else is stood in for.
+// itemSite serves a test core as the one server serves it (runtime's
+// front door): REST under /v1, which reads the session cookie for GET
+// /v1/media, and the web library for the rest, signed in with a real
+// login link's session cookie.
 type itemSite struct {
 	core *testcore.Core
 	srv  *httptest.Server
@@ -43,18 +40,8 @@ func newItemSite(t testing.TB, c *testcore.Core, tenantName string) *itemSite {
 	s := &itemSite{core: c, tenant: c.Tenant(t, tenantName, nil)}
 	r, err := web.New()
 	require.NoError(t, err)
-	pages := web.SignedInHandler(web.Deps{App: c.App, Renderer: r, Log: discardLog()},
-		func(req *http.Request) (uuid.UUID, *web.Session, bool) {
-			ck, err := req.Cookie(httpapi.SessionCookie)
-			if err != nil {
-				return uuid.Nil, nil, false
-			}
-			ws, err := c.App.WebSession(req.Context(), ck.Value)
-			if err != nil {
-				return uuid.Nil, nil, false
-			}
-			return ws.TenantID, &web.Session{TenantName: ws.TenantName, Admin: ws.Admin, CSRF: ws.CSRF}, true
-		})
+	pages, err := web.NewHandler(web.Deps{App: c.App, Renderer: r, Log: discardLog()})
+	require.NoError(t, err)
 	api := httpapi.NewHandler(httpapi.Deps{App: c.App, Log: discardLog()})
 	s.h = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, "/v1/") {
@@ -71,6 +58,14 @@ func newItemSite(t testing.TB, c *testcore.Core, tenantName string) *itemSite {
 	s.key, _, err = c.App.RedeemLoginLink(ctx, path.Base(link), app.WebClient{IP: "127.0.0.1", UserAgent: "test"})
 	require.NoError(t, err)
 	return s
+}
+
+// loginLink makes a fresh one-use sign-in link for the site's tenant.
+func (s *itemSite) loginLink(t testing.TB) string {
+	t.Helper()
+	link, _, err := s.core.App.LoginLinkURL(context.Background(), s.tenant, time.Hour)
+	require.NoError(t, err)
+	return link
 }
 
 // get fetches a page as the signed-in person.
