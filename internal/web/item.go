@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/mediatype"
 )
 
 // The item page, GET /c/{id}: one saved collection drawn by its type's
@@ -176,7 +177,7 @@ func PostOf(v app.CollectionView) *Post {
 		if p.Media[i].Inline() {
 			continue
 		}
-		p.Media[i].Name = "media-" + m.SHA256[:min(len(m.SHA256), 12)]
+		p.Media[i].Name = mediatype.Filename(m.SHA256, m.Mime) // offered as a download, under its type's extension
 	}
 	if v.Graph != nil {
 		p.Entity = BuildEntity(GraphOf(v.Graph, liveMediaURL), p.Media)
