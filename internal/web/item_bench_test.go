@@ -28,7 +28,11 @@ import (
 // handler that writes a page of the same size. It also reports the page's
 // weight without media: the HTML and its two style sheets.
 //
-//	go test ./internal/web -run '^$' -bench ItemPage -benchtime 2000x
+//	go test ./internal/web -run '^$' -bench ItemPage -benchtime 1000x
+//
+// Measured on 2 shared cores (load ≈ 7), 100,000 collections, 1,000 pages
+// each: SQLite p50 0.9 ms, p99 3.4 ms; PostgreSQL p50 3.4 ms, p99 10.1 ms;
+// anchor p50 8 µs; 11.5 KB of HTML and CSS. Seeding takes 6 and 8 minutes.
 func BenchmarkItemPage(b *testing.B) {
 	n := 100_000
 	if v := os.Getenv("MONITOR_BENCH_COLLECTIONS"); v != "" {

@@ -131,3 +131,34 @@ func TestItemRevisionsAndDiff(t *testing.T) {
 	status, _ = s.get(t, "/c/"+id.String()+"/diff", "")
 	require.Equal(t, http.StatusNotFound, status)
 }
+
+func TestTelegramItemsThroughTheCore(t *testing.T) {
+	t.Parallel()
+	c := testcore.New(t, testcore.Options{})
+	s := newItemSite(t, c, "alice")
+	page := func(url string) *goquery.Selection {
+		t.Helper()
+		status, doc := s.get(t, "/c/"+s.save(t, url).String(), "")
+		require.Equal(t, http.StatusOK, status, url)
+		return doc.Find(".entity").First()
+	}
+
+	fwd := page("https://t.me/tidewatch_demo/140")
+	require.True(t, fwd.HasClass("entity-telegram-post"))
+	require.Contains(t, words(fwd.Find(".context.forwarded")), "Forwarded from")
+	require.Contains(t, words(fwd.Find("ul.counts")), "views")
+
+	reply := page("https://t.me/tidewatch_demo/141")
+	require.Contains(t, words(reply.Find(".context.reply")), "Replying to")
+	require.Contains(t, reply.Find(".context.reply a").AttrOr("href", ""), "https://t.me/")
+
+	lp := page("https://t.me/tidewatch_demo/143")
+	require.Equal(t, 1, lp.Find("a.link-card").Length(), "the link preview card")
+	require.NotEmpty(t, words(lp.Find("a.link-card strong")))
+
+	ch := page("https://t.me/tidewatch_demo")
+	require.True(t, ch.HasClass("entity-telegram-channel"), "the channel renderer")
+	require.Contains(t, words(ch.Find(".handle")), "@tidewatch_demo")
+	require.Contains(t, words(ch.Find("ul.counts")), "subscribers")
+	require.Equal(t, "/v1/media/", ch.Find("img.avatar").AttrOr("src", "")[:min(10, len(ch.Find("img.avatar").AttrOr("src", "")))], "the channel photo from the archive")
+}
