@@ -84,7 +84,51 @@ func WordDiff(from, to string) Diff {
 		lcs(&d, ma, mb)
 	}
 	d.add(DiffSame, a[len(a)-suf:]...)
+	d.tidy()
 	return d
+}
+
+// tidy joins changes that only a space keeps apart, when both words went
+// and others came: "[-coming-]{+going+} [-in-]{+out+}" reads as
+// "[-coming in-]{+going out+}". The space goes into both sides, so each
+// side still spells its text.
+func (d *Diff) tidy() {
+	parts := d.Parts
+	var out []DiffPart
+	for i := 0; i < len(parts); {
+		if parts[i].Op == DiffSame {
+			out = append(out, parts[i])
+			i++
+			continue
+		}
+		// The group: changes, and spaces with a change after them.
+		j, hasDel, hasIns := i, false, false
+		for ; j < len(parts); j++ {
+			p := parts[j]
+			if p.Op == DiffSame && (strings.TrimSpace(p.Text) != "" || j+1 == len(parts) || parts[j+1].Op == DiffSame) {
+				break
+			}
+			hasDel = hasDel || p.Op == DiffDel
+			hasIns = hasIns || p.Op == DiffIns
+		}
+		if !hasDel || !hasIns {
+			out = append(out, parts[i:j]...)
+			i = j
+			continue
+		}
+		var del, ins strings.Builder
+		for _, p := range parts[i:j] {
+			if p.Op != DiffIns {
+				del.WriteString(p.Text)
+			}
+			if p.Op != DiffDel {
+				ins.WriteString(p.Text)
+			}
+		}
+		out = append(out, DiffPart{Op: DiffDel, Text: del.String()}, DiffPart{Op: DiffIns, Text: ins.String()})
+		i = j
+	}
+	d.Parts = out
 }
 
 // lcs appends the diff of a and b by the longest common subsequence.

@@ -35,6 +35,9 @@ func TestWordDiff(t *testing.T) {
 		{"a word removed in the middle", "the big low tide", "the low tide", "the [-big -]low tide", 0, 1},
 		{"from nothing", "", "new text", "{+new text+}", 2, 0},
 		{"to nothing", "old text", "", "[-old text-]", 0, 2},
+		{"neighbouring changes read as one", "coming in: low tide", "going out: low tide", "[-coming in:-]{+going out:+} low tide", 2, 2},
+		{"a kept word keeps changes apart", "a x b", "c x d", "[-a-]{+c+} x [-b-]{+d+}", 2, 2},
+		{"deletions alone stay apart", "a b c", "b", "[-a -]b[- c-]", 0, 2},
 		{"line breaks survive", "one\ntwo", "one\nthree", "one\n[-two-]{+three+}", 1, 1},
 		// Chinese has no spaces: one character is one token, so a changed
 		// character is shown alone, not the whole sentence.

@@ -171,6 +171,9 @@ func PostOf(v app.CollectionView) *Post {
 	if v.PublishedAt != nil {
 		p.Date = *v.PublishedAt
 	}
+	if v.Text == "" && v.Summary != "" {
+		p.Body = PlainHTML(v.Summary) // a post without text still says what it is
+	}
 	for i, m := range v.Media {
 		p.Media = append(p.Media, Media{URL: liveMediaURL(m.SHA256), Kind: m.Kind, Mime: m.Mime, Alt: m.Alt, Width: m.Width,
 			Height: m.Height, Sensitive: m.Sensitive, ID: strconv.Itoa(i)})

@@ -263,6 +263,25 @@ func TestItemPageInTheBrowser(t *testing.T) {
 	eval(`document.querySelector(".revisions h2").textContent`, &heading)
 	require.Equal(t, "版本", heading)
 	shoot(t, ctx, run, "item-zh")
+
+	// The post is edited upstream and refreshed: the diff page marks the
+	// changed words, and a changed Chinese character alone.
+	servePost(t, c, "3000000000000000001", "Three frames of the tide going out: high, falling, low. 退水三张。", false,
+		photo(up, "one", "Low tide"), photo(up, "two", "Rising"), photo(up, "three", "High tide"))
+	res, err := c.App.Refresh(context.Background(), s.tenant, album, "")
+	require.NoError(t, err)
+	require.Equal(t, "complete", c.WaitCapture(t, s.tenant, res.CaptureID).State)
+	run(chromedp.Navigate(s.srv.URL+"/c/"+album.String()), chromedp.WaitVisible(chromedp.CSS("form.diff-form")))
+	run(chromedp.Click(chromedp.CSS("form.diff-form button")), chromedp.WaitVisible(chromedp.CSS(".diff")))
+	var dels, inss []string
+	eval(`[...document.querySelectorAll(".diff del")].map(e => e.textContent)`, &dels)
+	eval(`[...document.querySelectorAll(".diff ins")].map(e => e.textContent)`, &inss)
+	require.Equal(t, []string{"coming in: low, rising, high. 潮"}, dels)
+	require.Equal(t, []string{"going out: high, falling, low. 退"}, inss)
+	var kept string
+	eval(`document.querySelector(".diff").textContent`, &kept)
+	require.Contains(t, kept, "水三张。", "the Chinese characters that stayed are not marked")
+	shoot(t, ctx, run, "item-diff-zh")
 }
 
 func attr(t *testing.T, eval func(string, any), sel, name string) string {
