@@ -167,8 +167,10 @@ func addPost(g *kit.Graph, st *fxStatus, resources []uint32) error {
 //
 // Media order: the post's display media, then the quoted post's media
 // (purpose "quoted", resources of the quoted entity), then avatars and
-// banners (resources of the profile entities). Only the first group is
-// shown with the post and counted in the summary.
+// banners (resources of the profile entities), then the posters of the
+// post's and the quoted post's videos (purpose "poster", resources of the
+// post showing the video). Only the first group is shown with the post
+// and counted in the summary.
 func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 	g := &kit.Graph{}
 	display := g.AddMedia(statusMedia(st, "")...)
@@ -190,6 +192,10 @@ func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 			return nil, err
 		}
 		g.Relate("post:"+st.ID, relQuotes, "post:"+quote.ID)
+	}
+	g.AddResources("post:"+st.ID, posterMedia(st)...)
+	if quote != nil {
+		g.AddResources("post:"+quote.ID, posterMedia(quote)...)
 	}
 
 	author := st.Author.Name

@@ -126,10 +126,14 @@ func TestFetchFixtures(t *testing.T) {
 					{URL: base + "/media/video.twimg.com/ext_tw_video/2079250786962731008/pu/vid/avc1/1920x1080/kL0mN2oP4qR6sT8u.mp4?tag=12",
 						Kind: adapterv1.MediaKind_MEDIA_KIND_VIDEO, Mime: "video/mp4", Width: 1920, Height: 1080, Duration: 15015,
 						CacheKey: "x:video:2079250786962731008:1920x1080"},
-				}, archivistResources(base)...)
+				}, append(archivistResources(base),
+					// The video's thumbnail, its poster: a resource of the post.
+					mediaView{URL: base + "/media/pbs.twimg.com/ext_tw_video_thumb/2079250786962731008/pu/img/Wq8eRt5yUi2oPa7s.jpg",
+						Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: "image/jpeg", Width: 1920, Height: 1080,
+						CacheKey: "x:poster:2079250786962731008", Purpose: "poster"})...)
 			},
 			entities: []entityView{
-				{"post:2079251421658238976", "x.post", "2079251421658238976", []uint32{0}},
+				{"post:2079251421658238976", "x.post", "2079251421658238976", []uint32{0, 3}},
 				{"profile:" + archivistID, "x.profile", archivistID, []uint32{1, 2}},
 			},
 			relations: []string{"post:2079251421658238976 -authored_by-> profile:" + archivistID},
@@ -182,10 +186,12 @@ func TestFetchFixtures(t *testing.T) {
 				return append([]mediaView{
 					{URL: base + "/media/video.twimg.com/tweet_video/GwdR5tYbQAAx3Kp.mp4", Kind: adapterv1.MediaKind_MEDIA_KIND_GIF,
 						Mime: "video/mp4", Width: 498, Height: 280, Sensitive: true, CacheKey: "x:gif:2080424710320889856:498x280"},
-				}, archivistResources(base)...)
+				}, append(archivistResources(base),
+					mediaView{URL: base + "/media/pbs.twimg.com/tweet_video_thumb/GwdR5tYbQAAx3Kp.jpg", Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE,
+						Mime: "image/jpeg", Width: 498, Height: 280, Sensitive: true, CacheKey: "x:poster:2080424710320889856", Purpose: "poster"})...)
 			},
 			entities: []entityView{
-				{"post:2080424850067443712", "x.post", "2080424850067443712", []uint32{0}},
+				{"post:2080424850067443712", "x.post", "2080424850067443712", []uint32{0, 3}},
 				{"profile:" + archivistID, "x.profile", archivistID, []uint32{1, 2}},
 			},
 			relations: []string{"post:2080424850067443712 -authored_by-> profile:" + archivistID},

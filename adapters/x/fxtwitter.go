@@ -61,16 +61,18 @@ type fxMediaSet struct {
 // fxMedia is a photo, video or gif. Videos list their renditions in
 // Formats (v2) or Variants (the legacy shape).
 type fxMedia struct {
-	ID       string          `json:"id"`
-	Type     string          `json:"type"`
-	URL      string          `json:"url"`
-	Format   string          `json:"format"`
-	Width    int             `json:"width"`
-	Height   int             `json:"height"`
-	AltText  string          `json:"altText"`
-	Duration float64         `json:"duration"`
-	Formats  []fxVideoFormat `json:"formats"`
-	Variants []fxVariant     `json:"variants"`
+	ID       string  `json:"id"`
+	Type     string  `json:"type"`
+	URL      string  `json:"url"`
+	Format   string  `json:"format"`
+	Width    int     `json:"width"`
+	Height   int     `json:"height"`
+	AltText  string  `json:"altText"`
+	Duration float64 `json:"duration"`
+	// ThumbnailURL is a video's or gif's still frame (its poster).
+	ThumbnailURL string          `json:"thumbnail_url"`
+	Formats      []fxVideoFormat `json:"formats"`
+	Variants     []fxVariant     `json:"variants"`
 }
 
 type fxVideoFormat struct {
