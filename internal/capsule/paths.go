@@ -4,6 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/monitorhq/monitor/internal/mediatype"
 )
 
 // CollectionPath is where the writer puts a collection's file:
@@ -32,39 +34,9 @@ func FilePath(sha256, mime string) string {
 	return path.Join(FilesDir, sha256[:2], sha256+"."+Ext(mime))
 }
 
-// Ext is the file extension for a media type ("bin" when unknown).
-func Ext(mime string) string {
-	mime, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mime)), ";")
-	switch strings.TrimSpace(mime) {
-	case "image/jpeg", "image/jpg", "image/pjpeg":
-		return "jpg"
-	case "image/png":
-		return "png"
-	case "image/gif":
-		return "gif"
-	case "image/webp":
-		return "webp"
-	case "image/avif":
-		return "avif"
-	case "image/svg+xml":
-		return "svg"
-	case "video/mp4":
-		return "mp4"
-	case "video/webm":
-		return "webm"
-	case "video/quicktime":
-		return "mov"
-	case "audio/mpeg":
-		return "mp3"
-	case "audio/ogg":
-		return "ogg"
-	case "audio/mp4", "audio/aac":
-		return "m4a"
-	case "application/pdf":
-		return "pdf"
-	}
-	return "bin"
-}
+// Ext is the file extension for a media type ("bin" when unknown): the
+// same names the REST API gives downloads (internal/mediatype).
+func Ext(mime string) string { return mediatype.Ext(mime) }
 
 var segmentUnsafe = regexp.MustCompile(`[^a-z0-9._-]+`)
 

@@ -29,6 +29,7 @@ import (
 	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/web"
 )
 
 // adapterHealthInterval is how often adapters' health is checked and
@@ -384,9 +385,29 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 		_ = e.Close()
 		return nil, err
 	}
-	c.server = newHTTPServer(httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
-		Metrics: metricsHandler(e.adapters), StreamWindow: cfg.HTTP.WriteTimeout}), cfg.HTTP, log)
+	api := httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
+		Metrics: metricsHandler(e.adapters), StreamWindow: cfg.HTTP.WriteTimeout})
+	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log})
+	if err != nil {
+		_ = c.listener.Close()
+		_ = e.Close()
+		return nil, err
+	}
+	c.server = newHTTPServer(frontDoor(api, pages), cfg.HTTP, log)
 	return c, nil
+}
+
+// frontDoor sends the REST API, the probes and the metrics to api, and
+// everything else to the web library: one server, one address.
+func frontDoor(api, pages http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if strings.HasPrefix(p, "/v1/") || p == "/v1" || p == "/healthz" || p == "/readyz" || p == "/metrics" {
+			api.ServeHTTP(w, r)
+			return
+		}
+		pages.ServeHTTP(w, r)
+	})
 }
 
 // newHTTPServer is every HTTP server core runs, with the limits of

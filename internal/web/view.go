@@ -36,6 +36,44 @@ type Page struct {
 	Post *Post
 	// Terms is set on the author and tag directories.
 	Terms []Link
+
+	// Lang is the page's language, LangEnglish or LangChinese ("" : the
+	// site's language, else English). <html lang> says it.
+	Lang string
+	// Theme is "light", "dark" or "" (follow the system).
+	Theme string
+	// Session is the signed-in person on a live page; nil on the static
+	// site and on pages for people not signed in.
+	Session *Session
+	// Data is a live page's own content (each page's view type).
+	Data any
+
+	// cat is the renderer's catalog, set by Render for T.
+	cat catalog
+}
+
+// Session is who a live page is shown to.
+type Session struct {
+	TenantName string
+	Admin      bool
+	// CSRF is the token every form of the page carries.
+	CSRF string
+}
+
+// T is the page's text of key in its language (see i18n.go).
+func (p *Page) T(key string, args ...any) string {
+	return p.cat.T(p.Language(), key, args...)
+}
+
+// Language is the page's language tag for <html lang>.
+func (p *Page) Language() string {
+	switch {
+	case p.Lang != "":
+		return p.Lang
+	case p.Site.Language != "":
+		return pickLang("", p.Site.Language)
+	}
+	return LangEnglish
 }
 
 // SiteInfo is the site's identity.

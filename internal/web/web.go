@@ -43,11 +43,12 @@ type Asset struct {
 type Renderer struct {
 	pages  map[string]*template.Template
 	assets map[string]Asset
+	cat    catalog
 }
 
 // New parses the templates and hashes the static files.
 func New() (*Renderer, error) {
-	r := &Renderer{pages: map[string]*template.Template{}, assets: map[string]Asset{}}
+	r := &Renderer{pages: map[string]*template.Template{}, assets: map[string]Asset{}, cat: newCatalog()}
 	statics, err := fs.ReadDir(content, "static")
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
@@ -113,12 +114,24 @@ func (r *Renderer) Render(w io.Writer, page string, data *Page) error {
 	if !ok {
 		return fmt.Errorf("web: no page template %s", page)
 	}
+	data.cat = r.cat
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout.html", data); err != nil {
 		return fmt.Errorf("web: render %s: %w", page, err)
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// Asset finds a static file by its content-hashed file name
+// (style.1a2b3c4d.css).
+func (r *Renderer) Asset(hashedName string) (Asset, bool) {
+	for _, a := range r.assets {
+		if path.Base(a.Path) == hashedName {
+			return a, true
+		}
+	}
+	return Asset{}, false
 }
 
 // Assets lists the static files, sorted by name.

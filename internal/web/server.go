@@ -1,0 +1,164 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/app"
+)
+
+// Service is what the live web library needs from the business layer;
+// *app.App implements it. Pages add the methods they call.
+type Service interface {
+	Usage(ctx context.Context, tenantID uuid.UUID) (app.Usage, error)
+}
+
+// Deps is what the live web library runs on.
+type Deps struct {
+	App      Service
+	Renderer *Renderer
+	Log      *slog.Logger
+}
+
+// access says who may open a route.
+type access int
+
+const (
+	anyone    access = iota // no session needed (sign-in pages, assets)
+	signedIn                // a session; others are sent to the sign-in page
+	adminOnly               // an admin session; everyone else gets 404
+)
+
+// route is one entry of the route table: a Go 1.22 ServeMux pattern, who
+// may open it and its handler. Writes (every method but GET and HEAD)
+// check the CSRF token and the Origin before the handler runs.
+type route struct {
+	method  string
+	pattern string
+	access  access
+	handle  func(w http.ResponseWriter, r *http.Request, rq *request)
+}
+
+// request is what the middleware learned about a request.
+type request struct {
+	lang string
+	// session is nil when nobody is signed in.
+	session *Session
+	// tenantID is the signed-in tenant.
+	tenantID uuid.UUID
+}
+
+// server serves the live pages.
+type server struct {
+	d Deps
+}
+
+// routes is the route table of the live web library.
+func (s *server) routes() []route {
+	return []route{
+		{http.MethodGet, "/assets/{name}", anyone, s.asset},
+	}
+}
+
+// NewHandler returns the web library's handler. Mount it at / on the same
+// server as /v1: the route patterns are absolute.
+func NewHandler(d Deps) (http.Handler, error) {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Renderer == nil {
+		r, err := New()
+		if err != nil {
+			return nil, err
+		}
+		d.Renderer = r
+	}
+	s := &server{d: d}
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.method+" "+rt.pattern, s.wrap(rt))
+	}
+	return secureHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			// No route: the not-found page, in the reader's language.
+			s.notFound(w, r, &request{lang: pickLang("", r.Header.Get("Accept-Language"))})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})), nil
+}
+
+// contentSecurityPolicy lets a page load only its own scripts, styles and
+// media: nothing from another host, no inline script.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// secureHeaders sets the headers every answer carries.
+func secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// wrap runs a route's checks, then its handler.
+func (s *server) wrap(rt route) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rq := &request{lang: pickLang("", r.Header.Get("Accept-Language"))}
+		rt.handle(w, r, rq)
+	}
+}
+
+// page renders a live page with the frame's fields filled in.
+func (s *server) page(w http.ResponseWriter, r *http.Request, rq *request, status int, tmpl string, pg *Page) {
+	pg.Root = "/"
+	pg.Lang = rq.lang
+	pg.Session = rq.session
+	if pg.Site.Title == "" {
+		pg.Site.Title = "Monitor"
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := s.d.Renderer.Render(w, tmpl, pg); err != nil {
+		s.d.Log.ErrorContext(r.Context(), "web: render", slog.String("page", tmpl), slog.Any("err", err))
+	}
+}
+
+// notFound answers 404 with the not-found page.
+func (s *server) notFound(w http.ResponseWriter, r *http.Request, rq *request) {
+	s.page(w, r, rq, http.StatusNotFound, "404.html", &Page{Title: s.d.Renderer.cat.T(rq.lang, "error.notfound")})
+}
+
+// fail answers an error from the business layer: not found as 404, the
+// rest as 500 after logging it.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, rq *request, err error) {
+	if errors.Is(err, app.ErrNotFound) {
+		s.notFound(w, r, rq)
+		return
+	}
+	s.d.Log.ErrorContext(r.Context(), "web: request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
+	s.page(w, r, rq, http.StatusInternalServerError, "404.html", &Page{Title: s.d.Renderer.cat.T(rq.lang, "error.server")})
+}
+
+// asset serves an embedded static file by its content-hashed name, cached
+// for a year: a changed file has a new name.
+func (s *server) asset(w http.ResponseWriter, r *http.Request, rq *request) {
+	a, ok := s.d.Renderer.Asset(r.PathValue("name"))
+	if !ok {
+		s.notFound(w, r, rq)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	http.ServeContent(w, r, a.Name, time.Time{}, bytes.NewReader(a.Data))
+}
