@@ -242,20 +242,60 @@ func canonicalID(s string) bool {
 
 // postData is the data of an x.post entity (schemas/x.post.json).
 type postData struct {
-	ID            string `json:"id"`
-	URL           string `json:"url,omitempty"`
-	Text          string `json:"text"`
-	CreatedAt     string `json:"created_at,omitempty"`
-	Lang          string `json:"lang,omitempty"`
-	Likes         *int64 `json:"likes,omitempty"`
-	Reposts       *int64 `json:"reposts,omitempty"`
-	Replies       *int64 `json:"replies,omitempty"`
-	Views         *int64 `json:"views,omitempty"`
-	Sensitive     bool   `json:"sensitive"`
-	Source        string `json:"source,omitempty"`
-	QuoteID       string `json:"quote_id,omitempty"`
-	ReplyToID     string `json:"reply_to_id,omitempty"`
-	ReplyToHandle string `json:"reply_to_handle,omitempty"`
+	ID            string    `json:"id"`
+	URL           string    `json:"url,omitempty"`
+	Text          string    `json:"text"`
+	CreatedAt     string    `json:"created_at,omitempty"`
+	Lang          string    `json:"lang,omitempty"`
+	Likes         *int64    `json:"likes,omitempty"`
+	Reposts       *int64    `json:"reposts,omitempty"`
+	Replies       *int64    `json:"replies,omitempty"`
+	Views         *int64    `json:"views,omitempty"`
+	Sensitive     bool      `json:"sensitive"`
+	Source        string    `json:"source,omitempty"`
+	QuoteID       string    `json:"quote_id,omitempty"`
+	ReplyToID     string    `json:"reply_to_id,omitempty"`
+	ReplyToHandle string    `json:"reply_to_handle,omitempty"`
+	Poll          *pollData `json:"poll,omitempty"`
+}
+
+// pollData is a post's poll: its choices in order with the votes so far.
+type pollData struct {
+	Choices    []pollChoice `json:"choices"`
+	TotalVotes *int64       `json:"total_votes,omitempty"`
+	EndsAt     string       `json:"ends_at,omitempty"`
+}
+
+type pollChoice struct {
+	Label      string   `json:"label"`
+	Votes      *int64   `json:"votes,omitempty"`
+	Percentage *float64 `json:"percentage,omitempty"`
+}
+
+// pollOf keeps a poll's choices that have a label; a poll without any is
+// left out.
+func pollOf(p *fxPoll) *pollData {
+	if p == nil {
+		return nil
+	}
+	d := &pollData{TotalVotes: count(p.TotalVotes)}
+	for _, c := range p.Choices {
+		if c.Label == "" {
+			continue
+		}
+		pc := pollChoice{Label: c.Label, Votes: count(c.Count)}
+		if c.Percentage != nil && *c.Percentage >= 0 && *c.Percentage <= 100 {
+			pc.Percentage = c.Percentage
+		}
+		d.Choices = append(d.Choices, pc)
+	}
+	if len(d.Choices) == 0 {
+		return nil
+	}
+	if t, err := time.Parse(time.RFC3339, p.EndsAt); err == nil {
+		d.EndsAt = t.UTC().Format(time.RFC3339)
+	}
+	return d
 }
 
 func postDataOf(st *fxStatus) postData {
@@ -268,6 +308,7 @@ func postDataOf(st *fxStatus) postData {
 		Replies:   count(st.Replies),
 		Views:     count(st.Views),
 		Sensitive: st.PossiblySensitive,
+		Poll:      pollOf(st.Poll),
 	}
 	if t, ok := publishedAt(st); ok {
 		d.CreatedAt = t.Format(time.RFC3339)

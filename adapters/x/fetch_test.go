@@ -2,6 +2,7 @@ package x_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -487,4 +488,35 @@ func TestFetchBadRequests(t *testing.T) {
 
 	_, err = h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: "fxtwitter"})
 	require.Equal(t, codes.Unimplemented, status.Code(err), "fxtwitter declares no credential.prepare")
+}
+
+// A poll is kept with the post: its choices in order with their votes,
+// valid against the x.post schema.
+func TestFetchKeepsPoll(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(h.fake.Raw("status-photos.json"), &doc))
+	// FxTwitter's poll shape (as in its OpenAPI document and recorded runs).
+	doc["status"].(map[string]any)["poll"] = map[string]any{
+		"ends_at": "2026-07-19T08:41:27.000Z", "time_left_en": "Final results", "total_votes": 22,
+		"choices": []any{
+			map[string]any{"label": "Fog", "count": 13, "percentage": 59.1},
+			map[string]any{"label": "Sun", "count": 9, "percentage": 40.9},
+			map[string]any{"label": "", "count": 0, "percentage": 0},
+		},
+	}
+	body, err := json.Marshal(doc)
+	require.NoError(t, err)
+	h.fake.SetOverride("/2/status/2078399740166950912", http.StatusOK, "application/json", body)
+
+	resp := h.fetchPost(t, "2078399740166950912")
+	require.Nil(t, resp.GetError())
+	kittest.CheckGraph(t, h.schemas, resp)
+	var data struct {
+		Poll json.RawMessage `json:"poll"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(kittest.EntityData(t, resp, "post:2078399740166950912")), &data))
+	require.JSONEq(t, `{"choices":[{"label":"Fog","votes":13,"percentage":59.1},{"label":"Sun","votes":9,"percentage":40.9}],
+		"total_votes":22,"ends_at":"2026-07-19T08:41:27Z"}`, string(data.Poll))
 }

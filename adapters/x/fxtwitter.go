@@ -40,7 +40,19 @@ type fxStatus struct {
 	ReplyingTo        *fxReplyingTo `json:"replying_to"`
 	Media             *fxMediaSet   `json:"media"`
 	Quote             *fxStatus     `json:"quote"`
+	Poll              *fxPoll       `json:"poll"`
 	Reason            string        `json:"reason"`
+}
+
+// fxPoll is a post's poll with its results so far.
+type fxPoll struct {
+	Choices []struct {
+		Label      string   `json:"label"`
+		Count      *int64   `json:"count"`
+		Percentage *float64 `json:"percentage"`
+	} `json:"choices"`
+	TotalVotes *int64 `json:"total_votes"`
+	EndsAt     string `json:"ends_at"`
 }
 
 // fxReplyingTo names the post a reply answers; older API versions call the
