@@ -153,7 +153,9 @@ func TestDemoHasWhatANewcomerShouldSee(t *testing.T) {
 		return purposes == "avatar banner "
 	})
 	has("Telegram channel", func(p post) bool { return p.c.Kind == "telegram.channel" && p.root["subscribers"] != nil })
-	has("Telegram album", func(p post) bool { return p.c.Kind == "telegram.message" && p.root["album_id"] != nil && len(p.c.Media) == 3 })
+	has("Telegram album", func(p post) bool {
+		return p.c.Kind == "telegram.message" && p.root["album_id"] != nil && len(p.c.Media) == 3
+	})
 	has("Telegram forward", func(p post) bool { return p.root["forwarded_from"] != nil })
 	has("Telegram link preview", func(p post) bool { return p.root["link_preview"] != nil })
 	has("Telegram views", func(p post) bool { return p.c.Kind == "telegram.message" && p.root["views"] != nil })

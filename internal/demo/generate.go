@@ -435,7 +435,7 @@ func posts() []*capsule.Collection {
 		SavedAt: at("2026-11-20T09:00:00Z"), CapturedAt: at("2026-11-20T09:00:00Z"),
 		Author:  capsule.Author{Name: prof.Name, Handle: prof.Handle, URL: prof.URL},
 		Summary: kit.Summary(prof.Name, prof.Description, ""), TextKind: "plain",
-		Graph:   capsule.Graph{Root: pe.Key, Entities: []capsule.Entity{pe}}, Text: prof.Description,
+		Graph: capsule.Graph{Root: pe.Key, Entities: []capsule.Entity{pe}}, Text: prof.Description,
 	})
 
 	out = append(out, xColl(xItem{author: demoProfile, published: "2026-11-01T07:12:00Z", saved: "2026-11-20T09:01:00Z",
@@ -511,7 +511,7 @@ func posts() []*capsule.Collection {
 		URL: "https://t.me/" + tgChannel, Visibility: "public", SavedAt: at("2026-11-21T08:00:00Z"), CapturedAt: at("2026-11-21T08:00:00Z"),
 		Author:  capsule.Author{Name: tgTitle},
 		Summary: kit.Summary(tgTitle, tgChannelInfo.Description, ""), TextKind: "plain",
-		Graph:   capsule.Graph{Root: chanEntity.Key, Entities: []capsule.Entity{chanEntity}}, Text: tgChannelInfo.Description,
+		Graph: capsule.Graph{Root: chanEntity.Key, Entities: []capsule.Entity{chanEntity}}, Text: tgChannelInfo.Description,
 	})
 
 	albumText := "Spring tide, 9 November: the causeway at 06:10, 06:40 and 07:05."
