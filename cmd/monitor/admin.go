@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +27,7 @@ func newAdminCmd(d *deps) *cobra.Command {
 		newTenantSetQuotaCmd(d), newTenantSetLimitsCmd(d), newTenantResetDayCmd(d))
 	token := &cobra.Command{Use: "token", Short: "Manage REST API tokens", Args: cobra.NoArgs}
 	token.AddCommand(newTokenCreateCmd(d), newTokenListCmd(d), newTokenRevokeCmd(d))
-	admin.AddCommand(tenant, token, newUsageCmd(d), newAuditCmd(d))
+	admin.AddCommand(tenant, token, newLoginLinkCmd(d), newUsageCmd(d), newAuditCmd(d))
 	admin.AddCommand(newAdminOpsCmds(d)...)
 	return admin
 }
@@ -110,6 +113,64 @@ stored, so it cannot be shown again: keep it somewhere safe.`,
 	cmd.Flags().BoolVar(&adminToken, "admin", false, "the token may also call the operator API (/v1/admin/...)")
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
+}
+
+func newLoginLinkCmd(d *deps) *cobra.Command {
+	var tenant, ttl string
+	var adminLink bool
+	cmd := &cobra.Command{
+		Use:   "login-link --tenant NAME [--admin] [--ttl 15m]",
+		Short: "Print a one-use link that signs a browser in to the web library",
+		Long: `Print a link that signs a browser in to the tenant's web library.
+
+The link works once: opening it starts a session (30 days) in that browser, and
+opening it again, in any browser, is refused. It expires after --ttl (15 minutes
+by default; 1 minute to 7 days) even if nobody opened it. Only its SHA-256 is
+stored, so it cannot be shown again; treat it like a password until it is used.
+
+The link starts with the web_base_url setting (e.g. https://monitor.example.org;
+set it with ` + "`monitor admin config set web_base_url URL`" + `), else http:// and
+MONITOR_HTTP_ADDR.`,
+		Example: `  monitor admin login-link --tenant alice
+  monitor admin login-link --tenant alice --ttl 2h
+  monitor admin login-link --tenant ops --admin --ttl 10m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			lifetime, err := parseTTL(ttl)
+			if err != nil {
+				return usageError{fmt.Errorf("--ttl %q: %w", ttl, err)}
+			}
+			return d.withApp(cmd, func(a *app.App) error {
+				url, _, err := a.CreateLoginLink(cmd.Context(), app.ActorCLI, tenant, adminLink, lifetime)
+				if err != nil {
+					return err
+				}
+				d.printf("%s\n", url)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant the link signs in as (required)")
+	cmd.Flags().BoolVar(&adminLink, "admin", false, "the session may also open the operator console (/admin)")
+	cmd.Flags().StringVar(&ttl, "ttl", app.DefaultLoginLinkTTL.String(), "how long the link works: 1m to 7d, e.g. 15m, 2h, 3d")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}
+
+// parseTTL reads a Go duration (15m, 2h30m) or a number of days (3d).
+func parseTTL(v string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("not a duration; use e.g. 15m, 2h or 3d")
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	t, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration; use e.g. 15m, 2h or 3d")
+	}
+	return t, nil
 }
 
 func (d *deps) printf(format string, args ...any) {

@@ -59,6 +59,12 @@ type Deps struct {
 	MasterKey string
 	// Hooks are signals tests arm; production sets none.
 	Hooks Hooks
+	// HTTPAddr is where the HTTP server listens (MONITOR_HTTP_ADDR): the
+	// base of sign-in links when the web_base_url setting is not set.
+	HTTPAddr string
+	// TelegramToken is the bot's token (MONITOR_TELEGRAM_TOKEN) for
+	// checking Telegram sign-ins; "" means the telegram_token setting.
+	TelegramToken string
 }
 
 // Hooks are signals the pipeline fires for tests, so they wait on an event
@@ -89,13 +95,16 @@ type App struct {
 	// answers cannot point downloads at private addresses; there is
 	// deliberately no way to inject an unguarded one.
 	fetchAllow fetchAllowCache
+	// httpAddr and telegramToken are Deps.HTTPAddr and Deps.TelegramToken.
+	httpAddr      string
+	telegramToken string
 }
 
 // New returns the business layer. Pipeline work needs a queue: register the
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
-		masterKey: d.MasterKey, hooks: d.Hooks}
+		masterKey: d.MasterKey, hooks: d.Hooks, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken}
 	if a.now == nil {
 		a.now = time.Now
 		if d.Store != nil {
@@ -115,6 +124,7 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &finalizeWorker{app: a})
 	river.AddWorker(w, &purgeErrorLogsWorker{app: a})
 	river.AddWorker(w, &purgeChannelRowsWorker{app: a})
+	river.AddWorker(w, &purgeWebSessionsWorker{app: a})
 	river.AddWorker(w, &lifecycleWorker[queue.PurgeCollectionsArgs]{run: a.PurgeCollections})
 	river.AddWorker(w, &lifecycleWorker[queue.CollectGarbageArgs]{run: a.CollectGarbage})
 	river.AddWorker(w, &lifecycleWorker[queue.InterruptStaleArgs]{run: a.InterruptStale})

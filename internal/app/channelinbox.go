@@ -143,43 +143,60 @@ func checkUpdate(u ChannelUpdate) error {
 // sender's identity after losing a race to create it.
 const identityAttempts = 5
 
-// storeUpdate stores one update for its sender. A sender without an
-// identity gets a personal tenant and the identity in the same
-// transaction; when a concurrent update of the same sender creates them
-// first, the transaction rolls back whole on the unique constraint and the
-// winner's identity is read again.
+// storeUpdate stores one update for its sender, in the transaction that
+// resolves the sender's identity (resolveIdentity).
 func (a *App) storeUpdate(ctx context.Context, ch store.Channel, u ChannelUpdate) (created bool, err error) {
 	payload, err := json.Marshal(u)
 	if err != nil {
 		return false, err
 	}
-	externalID := strconv.FormatInt(u.From.ID, 10)
-	username, display := clip(u.From.Username, 64), clip(u.From.DisplayName, 128)
+	_, _, err = a.resolveIdentity(ctx, ch, u.From, func(ctx context.Context, tx *store.Tx, ident store.Identity, newTenant bool) error {
+		created, err = insertUpdate(ctx, tx, ch, u, payload, ident, newTenant)
+		return err
+	})
+	return created, err
+}
+
+// resolveIdentity is seed 000's resolve_identity: the identity of a channel
+// user, which every way in (the bot's updates, Telegram sign-in on the
+// web) shares. A user without one gets a personal tenant (enabled or
+// pending by the approval mode) and the identity in one transaction; when
+// a concurrent first contact of the same user creates them first, that
+// transaction rolls back whole on the unique constraint and the winner's
+// identity is read again. The user's current names are recorded. then,
+// when not nil, runs in the same transaction, as the identity's tenant;
+// newTenant says the tenant was created now.
+func (a *App) resolveIdentity(ctx context.Context, ch store.Channel, user ChannelUser,
+	then func(ctx context.Context, tx *store.Tx, ident store.Identity, newTenant bool) error) (ident store.Identity, newTenant bool, err error) {
+	externalID := strconv.FormatInt(user.ID, 10)
+	username, display := clip(user.Username, 64), clip(user.DisplayName, 128)
 	for range identityAttempts {
-		ident, err := a.store.IdentityLookup(ctx, ch.ID, externalID)
+		found, err := a.store.IdentityLookup(ctx, ch.ID, externalID)
 		if err == nil {
-			tctx := store.WithTenant(ctx, ident.TenantID)
+			tctx := store.WithTenant(ctx, found.TenantID)
 			err = a.store.InTx(tctx, func(tx *store.Tx) error {
-				if err := tx.IdentityRename(tctx, ident.ID, username, display); err != nil {
+				if err := tx.IdentityRename(tctx, found.ID, username, display); err != nil {
 					return err
 				}
-				created, err = insertUpdate(tctx, tx, ch, u, payload, ident, false)
-				return err
+				if then == nil {
+					return nil
+				}
+				return then(tctx, tx, found, false)
 			})
-			return created, err
+			return found, false, err
 		}
 		if !isNotFound(err) {
-			return false, err
+			return store.Identity{}, false, err
 		}
 
-		// First contact: a personal tenant, its identity and the update.
+		// First contact: a personal tenant and its identity.
 		settings, err := a.Settings(ctx)
 		if err != nil {
-			return false, err
+			return store.Identity{}, false, err
 		}
-		name, err := a.freeTenantName(ctx, personalTenantName(ch.Kind, u.From.ID))
+		name, err := a.freeTenantName(ctx, personalTenantName(ch.Kind, user.ID))
 		if err != nil {
-			return false, err
+			return store.Identity{}, false, err
 		}
 		id := uuid.Must(uuid.NewV7())
 		tctx := store.WithTenant(ctx, id)
@@ -188,23 +205,28 @@ func (a *App) storeUpdate(ctx context.Context, ch store.Channel, u ChannelUpdate
 			if err != nil {
 				return err
 			}
-			ident, err := tx.IdentityInsert(tctx, store.Identity{
+			ident, err = tx.IdentityInsert(tctx, store.Identity{
 				ChannelID: ch.ID, ExternalID: externalID, TenantID: t.ID, Username: username, DisplayName: display,
 			})
 			if err != nil {
 				return err
 			}
-			created, err = insertUpdate(tctx, tx, ch, u, payload, ident, true)
-			return err
+			if then == nil {
+				return nil
+			}
+			return then(tctx, tx, ident, true)
 		})
 		if errors.Is(err, store.ErrConflict) {
 			// Someone else created the identity (or took the name): read again.
 			a.log.DebugContext(ctx, "first contact raced; reading the identity again", "channel", ch.ID, "tenant_name", name)
 			continue
 		}
-		return created, err
+		if err != nil {
+			return store.Identity{}, false, err
+		}
+		return ident, true, nil
 	}
-	return false, fmt.Errorf("app: could not resolve user %s of channel %s after %d attempts", externalID, ch.ID, identityAttempts)
+	return store.Identity{}, false, fmt.Errorf("app: could not resolve user %s of channel %s after %d attempts", externalID, ch.ID, identityAttempts)
 }
 
 // insertUpdate stores the update in the inbox and, when it is new, queues

@@ -46,6 +46,9 @@ type Settings struct {
 	// FetchAllowHosts are the hosts and ranges media downloads may reach
 	// although they are not public addresses (empty: public only).
 	FetchAllowHosts netguard.Allow
+	// WebBaseURL is the address people open the web library at, the base
+	// of sign-in links ("": http:// and the HTTP listen address).
+	WebBaseURL string
 }
 
 // TenantLimits bound how much one tenant may ask for (0: no limit).
@@ -161,6 +164,9 @@ func settingKeys() []settingKey {
 			help:     "host names, IP addresses or CIDR ranges, comma-separated, that media downloads may reach although they are private (e.g. 127.0.0.1, 10.0.0.0/8, minio.internal); empty: public addresses only",
 			validate: func(v string) error { _, err := netguard.ParseAllow(v); return err },
 			apply:    func(s *Settings, v string) { s.FetchAllowHosts, _ = netguard.ParseAllow(v) }},
+		{name: "web_base_url", typ: "string", def: "",
+			help:     "the address people open the web library at, such as https://monitor.example.org or https://example.org/monitor: the base of sign-in links (empty: http:// and MONITOR_HTTP_ADDR)",
+			validate: checkWebBaseURL, apply: func(s *Settings, v string) { s.WebBaseURL = strings.TrimRight(v, "/") }},
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
 			apply: func(*Settings, string) {}}, // read with SecretSetting

@@ -12,17 +12,19 @@ import (
 // principalKey is the context key of the authenticated app.Principal.
 type principalKey struct{}
 
-// authenticate lets a request through only with a valid bearer token and
-// puts the tenant it acts for in the request context.
+// SessionCookie is the web library's session cookie. GET and HEAD requests
+// under /v1 accept it in place of a bearer token, so the library's pages
+// can play `<video src="/v1/media/…">` with Range and poll a capture's
+// state; every other method still needs a token, so a cookie alone can
+// never change anything through the REST API (no CSRF surface here).
+const SessionCookie = "monitor_session"
+
+// authenticate lets a request through only with a valid bearer token (or,
+// for a read, the web session cookie) and puts the tenant it acts for in
+// the request context.
 func (d Deps) authenticate(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token, ok := bearerToken(r.Header.Values("Authorization"))
-		if !ok {
-			closeUnreadBody(w, r)
-			writeProblem(w, unauthorized())
-			return
-		}
-		p, err := d.App.Authenticate(r.Context(), token)
+		p, err := d.principalOf(r)
 		if err != nil {
 			closeUnreadBody(w, r)
 			d.writeError(w, r, err)
@@ -30,6 +32,28 @@ func (d Deps) authenticate(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	}
+}
+
+// principalOf authenticates a request: by its bearer token when it has an
+// Authorization header, else, for GET and HEAD, by the session cookie.
+// A cookie session acts for its tenant but never as an admin of the REST
+// API (its audit trail names tokens).
+func (d Deps) principalOf(r *http.Request) (app.Principal, error) {
+	values := r.Header.Values("Authorization")
+	if len(values) == 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+			s, err := d.App.WebSession(r.Context(), c.Value)
+			if err != nil {
+				return app.Principal{}, err
+			}
+			return app.Principal{TenantID: s.TenantID, TenantName: s.TenantName}, nil
+		}
+	}
+	token, ok := bearerToken(values)
+	if !ok {
+		return app.Principal{}, app.ErrUnauthorized
+	}
+	return d.App.Authenticate(r.Context(), token)
 }
 
 // principal is the tenant an authenticated request acts for.

@@ -25,6 +25,9 @@ type Service interface {
 	// Authenticate finds the tenant of a REST token; a token that is not
 	// valid is an error wrapping app.ErrUnauthorized.
 	Authenticate(ctx context.Context, token string) (app.Principal, error)
+	// WebSession finds the web library session of a cookie's key; one
+	// that is not valid is an error wrapping app.ErrUnauthorized.
+	WebSession(ctx context.Context, key string) (app.WebSession, error)
 	Submit(ctx context.Context, req app.SubmitRequest) (app.SubmitResult, error)
 	Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, idemKey string) (app.SubmitResult, error)
 	Capture(ctx context.Context, tenantID, captureID uuid.UUID) (app.CaptureView, error)

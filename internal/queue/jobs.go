@@ -85,6 +85,18 @@ func (PurgeChannelRowsArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
 }
 
+// PurgeWebSessionsArgs asks the control worker to delete expired web
+// sessions and expired login links.
+type PurgeWebSessionsArgs struct{}
+
+// Kind is the job kind stored in River.
+func (PurgeWebSessionsArgs) Kind() string { return "purge_web_sessions" }
+
+// InsertOpts puts the purge on the control queue.
+func (PurgeWebSessionsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
 // PurgeCollectionsArgs asks the control worker to purge the content of
 // collections nobody has saved for collection_retention_days.
 type PurgeCollectionsArgs struct{}
@@ -136,6 +148,8 @@ func Schedule() []*river.PeriodicJob {
 		every(time.Hour, PurgeErrorLogsArgs{}.Kind(), PurgeErrorLogsArgs{}),
 		// Hourly, and once at start: the channel plumbing of handled updates.
 		every(time.Hour, PurgeChannelRowsArgs{}.Kind(), PurgeChannelRowsArgs{}),
+		// Hourly, and once at start: expired web sessions and login links.
+		every(time.Hour, PurgeWebSessionsArgs{}.Kind(), PurgeWebSessionsArgs{}),
 		// Retention and object GC (seed 000), hourly.
 		every(time.Hour, PurgeCollectionsArgs{}.Kind(), PurgeCollectionsArgs{}),
 		every(time.Hour, CollectGarbageArgs{}.Kind(), CollectGarbageArgs{}),

@@ -42,7 +42,7 @@ func OpenOffline(ctx context.Context, cfg *config.Config, log *slog.Logger, opts
 			return nil, err
 		}
 	}
-	a := app.New(app.Deps{Store: st, Blob: bs, Log: log, MasterKey: cfg.MasterKey})
+	a := app.New(app.Deps{Store: st, Blob: bs, Log: log, MasterKey: cfg.MasterKey, HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken})
 	return &Offline{app: a, store: st}, nil
 }
 

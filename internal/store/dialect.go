@@ -13,6 +13,7 @@ import (
 // Queries elsewhere in this package are written once, in the SQL both
 // understand ($1 placeholders, ON CONFLICT, RETURNING).
 type dialect interface {
+	webDialect
 	// name is "sqlite" or "postgres".
 	name() string
 	// migrations holds this dialect's numbered migration files.

@@ -60,6 +60,10 @@ type Options struct {
 	NoAdapters bool
 	// NoStart builds the queue without starting it; call StartQueue.
 	NoStart bool
+	// HTTPAddr and TelegramToken are app.Deps' (sign-in links and Telegram
+	// sign-in); zero means 127.0.0.1:8080 and none.
+	HTTPAddr      string
+	TelegramToken string
 }
 
 // TestLimits are the pipeline's limits in tests: as in production, with
@@ -125,7 +129,11 @@ func New(t testing.TB, o Options) *Core {
 	}
 	c.Blob = newBlob(t, o.Blob)
 	// No Now: the business layer runs on the store's clock.
-	deps := app.Deps{Store: c.Store, Blob: c.Blob, Log: log, Limits: o.Limits, Hooks: c.Hooks()}
+	if o.HTTPAddr == "" {
+		o.HTTPAddr = "127.0.0.1:8080"
+	}
+	deps := app.Deps{Store: c.Store, Blob: c.Blob, Log: log, Limits: o.Limits, Hooks: c.Hooks(),
+		HTTPAddr: o.HTTPAddr, TelegramToken: o.TelegramToken}
 	if o.NoAdapters {
 		c.App = app.New(deps)
 		return c
