@@ -45,11 +45,6 @@ type Demo struct {
 	ExpiresAt time.Time
 }
 
-// loginLinker makes one-use sign-in links (app.App.LoginLinkURL).
-type loginLinker interface {
-	LoginLinkURL(ctx context.Context, tenantID uuid.UUID, ttl time.Duration) (string, time.Time, error)
-}
-
 // PrepareDemo readies the demo on the engine's archive. On an archive
 // without tenants it creates the tenant demo and imports the embedded
 // sample archive into it through the capsule import (the archive writer
@@ -100,11 +95,7 @@ func (e *Engine) PrepareDemo(ctx context.Context) (Demo, error) {
 			return Demo{}, err
 		}
 	}
-	links, ok := any(e.app).(loginLinker)
-	if !ok {
-		return d, errors.New("serve --demo: this build cannot make sign-in links")
-	}
-	d.LoginURL, d.ExpiresAt, err = links.LoginLinkURL(ctx, d.TenantID, DemoLinkTTL)
+	d.LoginURL, d.ExpiresAt, err = e.app.LoginLinkURL(ctx, d.TenantID, DemoLinkTTL)
 	if err != nil {
 		return d, fmt.Errorf("serve --demo: sign-in link: %w", err)
 	}
