@@ -107,9 +107,17 @@ func image(name, caption string, w, h int, c0, c1 string, seed int) {
 	file := name + ".jpg"
 	text := strings.NewReplacer(":", `\:`, "'", `\'`).Replace(caption)
 	ffmpeg("-f", "lavfi", "-i", fmt.Sprintf("gradients=s=%dx%d:c0=%s:c1=%s:seed=%d", w, h, c0, c1, seed),
-		"-vf", fmt.Sprintf("drawtext=fontfile=%s:text='%s':fontcolor=white:fontsize=%d:borderw=2:bordercolor=0x00000080:x=(w-tw)/2:y=(h-th)/2", font, text, max(14, h/10)),
+		"-vf", fmt.Sprintf("drawtext=fontfile=%s:text='%s':fontcolor=white:fontsize=%d:borderw=2:bordercolor=0x00000080:x=(w-tw)/2:y=(h-th)/2", font, text, fontSize(caption, h)),
 		"-frames:v", "1", "-q:v", "7", filepath.Join(work, file))
 	files[name] = measure(file, "image/jpeg", w, h, 0)
+}
+
+// fontSize fits a caption: short ones (avatar initials) large.
+func fontSize(caption string, h int) int {
+	if len([]rune(caption)) <= 3 {
+		return h * 2 / 5
+	}
+	return max(14, h/10)
 }
 
 func measure(file, mime string, w, h, ms int) drawn {
