@@ -127,9 +127,9 @@ func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Opt
 				"pass --base-url with it, e.g. --base-url https://example.org/archive/", given))
 	}
 	if s.info.Title == "" {
-		s.info.Title = "Archive"
+		s.info.Title = s.t("build.archive")
 		if man.Owner.Name != "" {
-			s.info.Title = man.Owner.Name + " — archive"
+			s.info.Title = s.t("build.archive.of", man.Owner.Name)
 		}
 	}
 
@@ -271,7 +271,7 @@ func (s *site) post(e check.Entry) *post {
 		name = c.Author.Handle
 	}
 	if name == "" {
-		name = "Unknown author"
+		name = s.t("build.unknown_author")
 	}
 	p.Title = c.Summary
 	if t := excerpt(c.Text, 70); t != "" {
@@ -441,7 +441,7 @@ func (s *site) lists(posts []*post, size int) error {
 		if h := ps[0].Author.Handle; h != "" {
 			name += " (@" + h + ")"
 		}
-		if err := s.paginate("authors/"+slug+"/", "Posts by "+name, "", "authors", s.profile(ps), ps, size); err != nil {
+		if err := s.paginate("authors/"+slug+"/", s.t("build.posts_by", name), "", "authors", s.profile(ps), ps, size); err != nil {
 			return err
 		}
 		authors = append(authors, web.Link{Name: name, URL: "authors/" + slug + "/index.html", Count: len(ps)})
@@ -457,10 +457,10 @@ func (s *site) lists(posts []*post, size int) error {
 	}
 	byName(authors)
 	byName(tags)
-	if err := s.page("authors/index.html", "terms.html", &web.Page{Site: s.info, Title: "Authors", Nav: "authors", Terms: authors}); err != nil {
+	if err := s.page("authors/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.authors"), Nav: "authors", Terms: authors}); err != nil {
 		return err
 	}
-	return s.page("tags/index.html", "terms.html", &web.Page{Site: s.info, Title: "Tags", Nav: "tags", Terms: tags})
+	return s.page("tags/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.tags"), Nav: "tags", Terms: tags})
 }
 
 // paginate writes a list of posts as prefix/index.html and
@@ -485,8 +485,10 @@ func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile
 			list.Next = url(n + 1)
 		}
 		title := heading
-		if n > 1 {
-			title = fmt.Sprintf("%s page %d", strings.TrimSpace(heading), n)
+		if n > 1 && heading == "" {
+			title = s.t("build.page", n)
+		} else if n > 1 {
+			title = s.t("build.heading_page", heading, n)
 		}
 		if err := s.page(url(n), "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list}); err != nil {
 			return err
@@ -494,6 +496,9 @@ func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile
 	}
 	return nil
 }
+
+// t is a text of the site's language (web/build_i18n.go).
+func (s *site) t(key string, args ...any) string { return s.r.T(s.info.Language, key, args...) }
 
 // page renders one page at a path from the site root.
 func (s *site) page(rel, tmpl string, pg *web.Page) error {

@@ -280,6 +280,19 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// browser starts chromium for one test.
+func browser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func TestBuildOpensFromDiskInABrowser(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -288,13 +301,7 @@ func TestBuildOpensFromDiskInABrowser(t *testing.T) {
 	_, err := build.Build(context.Background(), src, res, build.Options{Out: out})
 	require.NoError(t, err)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := browser(t, exe)
 
 	home := "file://" + filepath.ToSlash(out) + "/index.html"
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(home), chromedp.WaitVisible(chromedp.CSS("main"))))

@@ -15,11 +15,11 @@ import (
 // 404.html, the Atom feed and sitemap.xml (with a full base address only),
 // robots.txt and the static assets.
 func (s *site) extras(posts []*post, now func() time.Time) error {
-	if err := s.page("search/index.html", "search.html", &web.Page{Site: s.info, Title: "Search", Nav: "search"}); err != nil {
+	if err := s.page("search/index.html", "search.html", &web.Page{Site: s.info, Title: s.t("nav.search"), Nav: "search"}); err != nil {
 		return err
 	}
 	// 404.html is served at any address, so its links start at the base.
-	if err := s.page("404.html", "404.html", &web.Page{Site: s.info, Title: "Not found", Root: s.basePath}); err != nil {
+	if err := s.page("404.html", "404.html", &web.Page{Site: s.info, Title: s.t("error.notfound"), Root: s.basePath}); err != nil {
 		return err
 	}
 	type entry struct {

@@ -88,9 +88,9 @@ func (s *site) profile(ps []*post) *web.Profile {
 	}
 	pr := &web.Profile{Bio: strings.TrimSpace(d.Description), URL: d.URL,
 		Avatar: s.resource(g, e.Key, "avatar"), Banner: s.resource(g, e.Key, "banner")}
-	add := func(label string, n *int64) {
+	add := func(key string, n *int64) {
 		if n != nil {
-			pr.Counts = append(pr.Counts, web.Count{Label: label, Value: *n})
+			pr.Counts = append(pr.Counts, web.Count{Label: s.t("build.count." + key), Value: *n})
 		}
 	}
 	switch e.Type {
@@ -101,7 +101,7 @@ func (s *site) profile(ps []*post) *web.Profile {
 		add("followers", d.Followers)
 	case typeChannel:
 		pr.Name, pr.Handle = d.Title, d.Username
-		add("subscribers", d.Subscribers)
+		add("subscriber", d.Subscribers)
 		add("photos", d.Photos)
 		add("videos", d.Videos)
 		add("files", d.Files)
