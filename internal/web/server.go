@@ -16,6 +16,7 @@ import (
 // Service is what the live web library needs from the business layer;
 // *app.App implements it. Pages add the methods they call.
 type Service interface {
+	sessions
 	Usage(ctx context.Context, tenantID uuid.UUID) (app.Usage, error)
 }
 
@@ -48,6 +49,8 @@ type route struct {
 // request is what the middleware learned about a request.
 type request struct {
 	lang string
+	// theme is "light", "dark" or "" (the system's).
+	theme string
 	// session is nil when nobody is signed in.
 	session *Session
 	// tenantID is the signed-in tenant.
@@ -61,9 +64,9 @@ type server struct {
 
 // routes is the route table of the live web library.
 func (s *server) routes() []route {
-	return []route{
+	return append([]route{
 		{http.MethodGet, "/assets/{name}", anyone, s.asset},
-	}
+	}, s.signinRoutes()...)
 }
 
 // NewHandler returns the web library's handler. Mount it at / on the same
@@ -115,15 +118,49 @@ func secureHeaders(next http.Handler) http.Handler {
 func (s *server) wrap(rt route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rq := &request{lang: pickLang("", r.Header.Get("Accept-Language"))}
+		if rt.pattern != "/assets/{name}" {
+			if err := s.loadSession(r, rq); err != nil {
+				s.fail(w, r, rq, err)
+				return
+			}
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+			if !writeAllowed(r, rq) {
+				s.page(w, r, rq, http.StatusForbidden, "error.html", &Page{Title: s.t(rq, "write.refused"),
+					Data: errorView{Title: s.t(rq, "write.refused"), Text: s.t(rq, "write.refused.text")}})
+				return
+			}
+		}
+		switch {
+		case rt.access == signedIn && rq.session == nil:
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				http.Redirect(w, r, "/login", http.StatusSeeOther)
+				return
+			}
+			s.page(w, r, rq, http.StatusForbidden, "error.html", &Page{Title: s.t(rq, "write.refused"),
+				Data: errorView{Title: s.t(rq, "write.refused"), Text: s.t(rq, "write.refused.text")}})
+			return
+		case rt.access == adminOnly && (rq.session == nil || !rq.session.Admin):
+			s.notFound(w, r, rq)
+			return
+		}
 		rt.handle(w, r, rq)
 	}
 }
+
+// maxFormBytes bounds a form's body.
+const maxFormBytes = 64 << 10
+
+// errorView is the error page's content.
+type errorView struct{ Title, Text string }
 
 // page renders a live page with the frame's fields filled in.
 func (s *server) page(w http.ResponseWriter, r *http.Request, rq *request, status int, tmpl string, pg *Page) {
 	pg.Root = "/"
 	pg.Lang = rq.lang
 	pg.Session = rq.session
+	pg.Theme = rq.theme
 	if pg.Site.Title == "" {
 		pg.Site.Title = "Monitor"
 	}
@@ -137,7 +174,8 @@ func (s *server) page(w http.ResponseWriter, r *http.Request, rq *request, statu
 
 // notFound answers 404 with the not-found page.
 func (s *server) notFound(w http.ResponseWriter, r *http.Request, rq *request) {
-	s.page(w, r, rq, http.StatusNotFound, "404.html", &Page{Title: s.d.Renderer.cat.T(rq.lang, "error.notfound")})
+	s.page(w, r, rq, http.StatusNotFound, "error.html", &Page{Title: s.t(rq, "error.notfound"),
+		Data: errorView{Title: s.t(rq, "error.notfound"), Text: s.t(rq, "error.notfound.text")}})
 }
 
 // fail answers an error from the business layer: not found as 404, the
@@ -148,7 +186,8 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, rq *request, err e
 		return
 	}
 	s.d.Log.ErrorContext(r.Context(), "web: request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
-	s.page(w, r, rq, http.StatusInternalServerError, "404.html", &Page{Title: s.d.Renderer.cat.T(rq.lang, "error.server")})
+	s.page(w, r, rq, http.StatusInternalServerError, "error.html", &Page{Title: s.t(rq, "error.server"),
+		Data: errorView{Title: s.t(rq, "error.server"), Text: s.t(rq, "error.server.text")}})
 }
 
 // asset serves an embedded static file by its content-hashed name, cached

@@ -25,7 +25,7 @@ var content embed.FS
 
 // pages are the page templates; each is rendered inside layout.html.
 func pages() []string {
-	return []string{"list.html", "post.html", "terms.html", "search.html", "404.html"}
+	return []string{"list.html", "post.html", "terms.html", "search.html", "404.html", "error.html", "login.html"}
 }
 
 // Asset is a static file with a content-hashed name, so that it can be
