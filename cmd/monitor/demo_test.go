@@ -128,6 +128,37 @@ func TestServeDemo(t *testing.T) {
 	require.Contains(t, all, "Monitor Demo：Low tide in four pictures")
 	require.Contains(t, all, "今天的大潮把防波堤都淹没了")
 	require.Contains(t, all, "Tide Watch Demo 潮汐观察")
+	// The printed link signs a browser in to the demo tenant, once; the
+	// session reads the same archive.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(s.link)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/", resp.Header.Get("Location"))
+	var session *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == "monitor_session" {
+			session = c
+		}
+	}
+	require.NotNil(t, session, "the link sets the session cookie")
+	req, err := http.NewRequest(http.MethodGet, s.base+"/v1/collections?limit=100", nil)
+	require.NoError(t, err)
+	req.AddCookie(session)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var page struct {
+		Items []map[string]any `json:"items"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&page))
+	resp.Body.Close()
+	require.Len(t, page.Items, len(items))
+	resp, err = noRedirect.Get(s.link)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NotEqual(t, http.StatusSeeOther, resp.StatusCode, "the link works once")
+
 	first := s.link
 	logs := s.stop(t)
 	require.Contains(t, logs, `"msg":"demo archive imported"`)
