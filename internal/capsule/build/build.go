@@ -49,7 +49,9 @@ type Options struct {
 	// build.
 	Out string
 	// BaseURL is where the site is served: a path ("/", "/archive/") or a
-	// full address, which makes feed and sitemap links absolute.
+	// full address (https://example.org/archive/). Only a full address
+	// gives the site a feed and sitemap.xml, whose links must be absolute;
+	// otherwise Stats.Warnings says they were left out.
 	BaseURL string
 	// PageSize is how many posts an index page lists (0: DefaultPageSize).
 	PageSize int
