@@ -27,6 +27,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/check"
 	"github.com/monitorhq/monitor/internal/mediatype"
@@ -275,7 +276,9 @@ func (s *site) post(e check.Entry) *post {
 	if name == "" {
 		name = s.t("build.unknown_author")
 	}
-	p.Title = c.Summary
+	// A summary ends in media markers stored in a neutral form (⟦image⟧):
+	// render them in the site's language.
+	p.Title = app.RenderSummary(c.Summary, app.Lang("", s.info.Language))
 	if t := excerpt(c.Text, 70); t != "" {
 		p.Title = name + ": " + t
 	}
