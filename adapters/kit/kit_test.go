@@ -128,8 +128,8 @@ func TestSameHostRedirects(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "Ann：a b c [视频][图片]", kit.Summary("Ann", "a\n\nb \r\n c\n", kit.MarkerVideo+kit.MarkerImage))
-	require.Equal(t, "Ann：[文件]", kit.Summary("Ann", " \n ", kit.MarkerFile))
+	require.Equal(t, "Ann：a b c ⟦video⟧⟦image⟧", kit.Summary("Ann", "a\n\nb \r\n c\n", kit.MarkerVideo+kit.MarkerImage))
+	require.Equal(t, "Ann：⟦file⟧", kit.Summary("Ann", " \n ", kit.MarkerFile))
 	require.Equal(t, "Ann：just text", kit.Summary("Ann", "just text", ""))
 	require.Equal(t, "one two", kit.FoldLines("one\u2028two"))
 }

@@ -2,16 +2,18 @@ package kit
 
 import "strings"
 
-// Media markers of the summary line, as in the seed ("作者名：内容" then one
-// marker per post media).
+// Media markers of the summary line, one per post media after the text as
+// in the seed ("作者名：内容 [图片]"), but locale-neutral: core renders them
+// in the reader's language (app.RenderSummary), so the stored summary, and
+// with it the revision's hash, is the same whoever reads it.
 const (
-	MarkerImage = "[图片]"
-	MarkerVideo = "[视频]"
-	MarkerAudio = "[音频]"
-	MarkerFile  = "[文件]"
+	MarkerImage = "⟦image⟧"
+	MarkerVideo = "⟦video⟧"
+	MarkerAudio = "⟦audio⟧"
+	MarkerFile  = "⟦file⟧"
 )
 
-// Summary is the one-line form channels list: "Author：text [图片][视频]".
+// Summary is the one-line form channels list: "Author：text ⟦image⟧⟦video⟧".
 // Line breaks in text fold to spaces; markers (the post's media markers in
 // order, e.g. MarkerImage+MarkerVideo) follow after one space, or alone
 // when there is no text.

@@ -23,10 +23,15 @@ const ch = "tidewatch_demo"
 
 // CDN addresses of the fixtures, before the fake rewrites them.
 const (
-	avatarCDN  = "https://cdn1.telegram-cdn.org/file/Vq3yJ0bXcN4m8T2kLr7uWpZs5AeHdGfQ1iOo9BnCx6Yt0MvKjS3lRw8PaUe4DhIgz.jpg"
-	photo120   = "https://cdn4.cdn-telegram.org/file/kQ2bH7xW9mVnT4cR1sYp0LzUa8gEjF3dOiK6qNwBtMhX5yZrAeGc2vJuPl7oSfD1Iw.jpg"
-	video121   = "https://cdn4.cdn-telegram.org/file/8f1c2ad94be7305a61d2c8e0f9b3a4d7.mp4?token=Xq3H0dKmT9vYpL2sR8wZ1cB5nF7gJ4uE6aQiOeWtUrIyMkNbVcXzAs1Df0Gh9Lj8Pk7Oi6Uy5Tr4Ee3Ww2Qq1Aa0Zz"
-	thumb122   = "https://cdn4.cdn-telegram.org/file/t122ThumbPz8LmQ3vR6nX1kWc9YbS4dT7fJ0gH2aE5uKo.jpg"
+	avatarCDN = "https://cdn1.telegram-cdn.org/file/Vq3yJ0bXcN4m8T2kLr7uWpZs5AeHdGfQ1iOo9BnCx6Yt0MvKjS3lRw8PaUe4DhIgz.jpg"
+	photo120  = "https://cdn4.cdn-telegram.org/file/kQ2bH7xW9mVnT4cR1sYp0LzUa8gEjF3dOiK6qNwBtMhX5yZrAeGc2vJuPl7oSfD1Iw.jpg"
+	video121  = "https://cdn4.cdn-telegram.org/file/8f1c2ad94be7305a61d2c8e0f9b3a4d7.mp4?token=Xq3H0dKmT9vYpL2sR8wZ1cB5nF7gJ4uE6aQiOeWtUrIyMkNbVcXzAs1Df0Gh9Lj8Pk7Oi6Uy5Tr4Ee3Ww2Qq1Aa0Zz"
+	thumb122  = "https://cdn4.cdn-telegram.org/file/t122ThumbPz8LmQ3vR6nX1kWc9YbS4dT7fJ0gH2aE5uKo.jpg"
+	// Still frames of the shown videos: their posters.
+	thumb121   = "https://cdn4.cdn-telegram.org/file/t121ThumbR7vN2kLq9XbW4mZs0PcYd8HjF1uGe6Ta3Oi5Kw.jpg"
+	thumb123   = "https://cdn4.cdn-telegram.org/file/t123ThumbBq4Wn7Xc1Vz5Mr8Ks2Lp6Ja9Hd3Gf0De7Cu.jpg"
+	thumb102   = "https://cdn4.cdn-telegram.org/file/t102ThumbUa5Ys8Tc1Rv4Qw7Px0On3Mk6Lj9Ih2Hg5Gf.jpg"
+	thumb104   = "https://cdn4.telesco.pe/file/t104ThumbEd8Dc1Cb4Ba7Az0Zy3Yx6Xw9Wv2Vu5Ut8Ts.jpg"
 	gif123     = "https://cdn4.cdn-telegram.org/file/c0ffee12ab34cd56ef7890a1b2c3d4e5.mp4?token=Gf5Hn2Jk8Lm1Pq4Rs7Tv0Wx3Yz6Ab9Cd2Ef5Gh8Ij1Kl4Mn7Op0Qr3St6Uv9Wx2Yz5"
 	voice131   = "https://cdn5.cdn-telegram.org/file/e131f00d5a6b7c8d9e0f1a2b3c4d5e6f7a.ogg?token=Vo1Ic2Em3Es4Sa5Ge6To7Ke8Nx9Yz0Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
 	preview143 = "https://cdn4.telesco.pe/file/lp143Img9Kd2Jf5Hg8Gs1Fa4Dq7Sw0Ae3Rz6Tx9Yc2Uv5Ib.jpg"
@@ -108,7 +113,7 @@ func TestFetchFixtures(t *testing.T) {
 		120: {
 			fixture:   "embed-photo.html",
 			text:      "Fog over the north pier at 07:40 — visibility under 200\u00a0m. #fog #harbour",
-			summary:   title + "：Fog over the north pier at 07:40 — visibility under 200\u00a0m. #fog #harbour [图片]",
+			summary:   title + "：Fog over the north pier at 07:40 — visibility under 200\u00a0m. #fog #harbour ⟦image⟧",
 			published: time.Date(2026, 1, 5, 7, 42, 10, 0, time.UTC),
 			media:     []mediaView{{URL: h.fake.MediaURL(photo120), Kind: image, Mime: "image/jpeg"}, avatarMedia},
 			entities:  []entityView{{msg("120"), "telegram.message", "tidewatch_demo/120", []uint32{0}}, chEntity(1)},
@@ -122,10 +127,11 @@ func TestFetchFixtures(t *testing.T) {
 		121: {
 			fixture:   "embed-video.html",
 			text:      "Timelapse: the tide coming in over 40 minutes.\n\nShot from the north pier.",
-			summary:   title + "：Timelapse: the tide coming in over 40 minutes. Shot from the north pier. [视频]",
+			summary:   title + "：Timelapse: the tide coming in over 40 minutes. Shot from the north pier. ⟦video⟧",
 			published: time.Date(2026, 1, 5, 8, 50, 3, 0, time.UTC),
-			media:     []mediaView{{URL: h.fake.MediaURL(video121), Kind: video, Mime: "video/mp4", Duration: 15000}, avatarMedia},
-			entities:  []entityView{{msg("121"), "telegram.message", "tidewatch_demo/121", []uint32{0}}, chEntity(1)},
+			media: []mediaView{{URL: h.fake.MediaURL(video121), Kind: video, Mime: "video/mp4", Duration: 15000}, avatarMedia,
+				{URL: h.fake.MediaURL(thumb121), Kind: image, Mime: "image/jpeg", Purpose: "poster"}},
+			entities:  []entityView{{msg("121"), "telegram.message", "tidewatch_demo/121", []uint32{0, 2}}, chEntity(1)},
 			relations: []string{msg("121") + postedIn},
 			data: `{"id":121,"channel":"tidewatch_demo","url":"https://t.me/tidewatch_demo/121",
 				"text":"Timelapse: the tide coming in over 40 minutes.\n\nShot from the north pier.",
@@ -136,7 +142,7 @@ func TestFetchFixtures(t *testing.T) {
 		122: {
 			fixture:   "embed-video-too-big.html",
 			text:      "Full recording of the storm surge briefing (12 min).",
-			summary:   title + "：Full recording of the storm surge briefing (12 min). [视频]",
+			summary:   title + "：Full recording of the storm surge briefing (12 min). ⟦video⟧",
 			published: time.Date(2026, 1, 5, 10, 2, 44, 0, time.UTC),
 			media: []mediaView{
 				{Kind: video, Mime: "video/mp4", Duration: 761000, Unavailable: tooBig},
@@ -152,10 +158,11 @@ func TestFetchFixtures(t *testing.T) {
 		},
 		123: {
 			fixture:   "embed-gif.html",
-			summary:   title + "：[视频]",
+			summary:   title + "：⟦video⟧",
 			published: time.Date(2026, 1, 5, 10, 15, 20, 0, time.UTC),
-			media:     []mediaView{{URL: h.fake.MediaURL(gif123), Kind: adapterv1.MediaKind_MEDIA_KIND_GIF, Mime: "video/mp4", Duration: 3000}, avatarMedia},
-			entities:  []entityView{{msg("123"), "telegram.message", "tidewatch_demo/123", []uint32{0}}, chEntity(1)},
+			media: []mediaView{{URL: h.fake.MediaURL(gif123), Kind: adapterv1.MediaKind_MEDIA_KIND_GIF, Mime: "video/mp4", Duration: 3000}, avatarMedia,
+				{URL: h.fake.MediaURL(thumb123), Kind: image, Mime: "image/jpeg", Purpose: "poster"}},
+			entities:  []entityView{{msg("123"), "telegram.message", "tidewatch_demo/123", []uint32{0, 2}}, chEntity(1)},
 			relations: []string{msg("123") + postedIn},
 			data: `{"id":123,"channel":"tidewatch_demo","url":"https://t.me/tidewatch_demo/123","text":"",
 				"published_at":"2026-01-05T10:15:20Z","edited":false,"author_name":"Tide Watch 🌊","views":958,"views_text":"958",
@@ -164,7 +171,7 @@ func TestFetchFixtures(t *testing.T) {
 		130: {
 			fixture:   "embed-document.html",
 			text:      "January tide table (PDF). Times are local; heights in metres.",
-			summary:   title + "：January tide table (PDF). Times are local; heights in metres. [文件]",
+			summary:   title + "：January tide table (PDF). Times are local; heights in metres. ⟦file⟧",
 			published: time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC),
 			media: []mediaView{{Kind: adapterv1.MediaKind_MEDIA_KIND_DOCUMENT, Alt: "tide-table-2026-01.pdf",
 				Unavailable: "Telegram's web preview does not offer files for download; this one (tide-table-2026-01.pdf) needs a Telegram account connection"},
@@ -179,7 +186,7 @@ func TestFetchFixtures(t *testing.T) {
 		},
 		131: {
 			fixture:   "embed-voice.html",
-			summary:   title + "：[音频]",
+			summary:   title + "：⟦audio⟧",
 			published: time.Date(2026, 1, 10, 9, 20, 0, 0, time.UTC),
 			media:     []mediaView{{URL: h.fake.MediaURL(voice131), Kind: adapterv1.MediaKind_MEDIA_KIND_AUDIO, Mime: "audio/ogg", Duration: 42000}, avatarMedia},
 			entities:  []entityView{{msg("131"), "telegram.message", "tidewatch_demo/131", []uint32{0}}, chEntity(1)},
@@ -262,10 +269,13 @@ func TestFetchFixtures(t *testing.T) {
 		101: {
 			fixture:   "embed-album.html",
 			text:      "Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30.\nPhotos @harbour_radio, video by our readers 🙂",
-			summary:   title + "：Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30. Photos @harbour_radio, video by our readers 🙂 [图片][视频][图片][视频]",
+			summary:   title + "：Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30. Photos @harbour_radio, video by our readers 🙂 ⟦image⟧⟦video⟧⟦image⟧⟦video⟧",
 			published: time.Date(2026, 1, 9, 7, 35, 28, 0, time.UTC),
-			media:     append(albumMedia(h), avatarMedia),
-			entities:  []entityView{{msg("101"), "telegram.message", "tidewatch_demo/101", []uint32{0, 1, 2, 3}}, chEntity(4)},
+			media: append(albumMedia(h), avatarMedia,
+				// The album's two videos' posters, in the videos' order.
+				mediaView{URL: h.fake.MediaURL(thumb102), Kind: image, Mime: "image/jpeg", Purpose: "poster"},
+				mediaView{URL: h.fake.MediaURL(thumb104), Kind: image, Mime: "image/jpeg", Purpose: "poster"}),
+			entities:  []entityView{{msg("101"), "telegram.message", "tidewatch_demo/101", []uint32{0, 1, 2, 3, 5, 6}}, chEntity(4)},
 			relations: []string{msg("101") + postedIn},
 			data:      albumData,
 		},
@@ -427,7 +437,7 @@ func TestFetchAlbumNotOnChannelPage(t *testing.T) {
 	require.Nil(t, resp.GetCanonicalTarget())
 	require.Contains(t, kittest.EntityData(t, resp, "message:tidewatch_demo/103"), `"album_incomplete":true`)
 	require.Len(t, resp.GetSourceResponses(), 2)
-	require.Equal(t, title+"：[图片]", resp.GetDisplay().GetSummary(), "the placeholder is no medium")
+	require.Equal(t, title+"：⟦image⟧", resp.GetDisplay().GetSummary(), "the placeholder is no medium")
 
 	// The channel page failing now is worth retrying.
 	h.fake.ClearOverride("/s/tidewatch_demo")

@@ -80,10 +80,10 @@ func TestRealPages(t *testing.T) {
 		}
 	}
 	require.Equal(t, []adapterv1.MediaKind{video, image, image}, kinds)
-	require.True(t, strings.HasSuffix(album.GetDisplay().GetSummary(), "[视频][图片][图片]"), album.GetDisplay().GetSummary())
+	require.True(t, strings.HasSuffix(album.GetDisplay().GetSummary(), "⟦video⟧⟦image⟧⟦image⟧"), album.GetDisplay().GetSummary())
 
 	// oper_goblin/939 is a voice note of 27:40.
 	voice := got["message_voice.html"]
 	require.Equal(t, uint32((27*60+40)*1000), voice.GetMedia()[0].GetDurationMs())
-	require.True(t, strings.HasSuffix(voice.GetDisplay().GetSummary(), "[音频]"), voice.GetDisplay().GetSummary())
+	require.True(t, strings.HasSuffix(voice.GetDisplay().GetSummary(), "⟦audio⟧"), voice.GetDisplay().GetSummary())
 }

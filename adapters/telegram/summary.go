@@ -6,7 +6,7 @@ import (
 	"github.com/monitorhq/monitor/adapters/kit"
 )
 
-// summary is the one-line form channels list: "Channel：text [图片][视频]".
+// summary is the one-line form channels list: "Channel：text ⟦image⟧⟦video⟧".
 // Each medium of the post adds a marker in order (stickers count as
 // images, GIFs and round videos as video, voice notes as audio), whether
 // or not the web preview gave its bytes; media the preview cannot show at

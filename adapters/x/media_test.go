@@ -83,7 +83,7 @@ func TestStatusMediaFallsBackToPhotosThenVideos(t *testing.T) {
 	require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_IMAGE, ms[0].GetKind())
 	require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_VIDEO, ms[1].GetKind())
 	require.True(t, ms[0].GetSensitive() && ms[1].GetSensitive())
-	require.Equal(t, "A：hi there [图片][视频]", summary("A", "hi\nthere", ms))
+	require.Equal(t, "A：hi there ⟦image⟧⟦video⟧", summary("A", "hi\nthere", ms))
 }
 
 func TestProfileImage(t *testing.T) {
@@ -117,9 +117,9 @@ func TestSummary(t *testing.T) {
 	vid := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_VIDEO}
 	gif := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_GIF}
 	avatar := &adapterv1.Media{Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Purpose: "avatar"}
-	require.Equal(t, "Ann：hello [图片][图片]", summary("Ann", "hello", []*adapterv1.Media{img, img, avatar}))
-	require.Equal(t, "Ann：a b c [视频][图片][视频]", summary("Ann", "a\n\nb \r\n c\n", []*adapterv1.Media{vid, img, gif}))
-	require.Equal(t, "Ann：[图片]", summary("Ann", "", []*adapterv1.Media{img}))
+	require.Equal(t, "Ann：hello ⟦image⟧⟦image⟧", summary("Ann", "hello", []*adapterv1.Media{img, img, avatar}))
+	require.Equal(t, "Ann：a b c ⟦video⟧⟦image⟧⟦video⟧", summary("Ann", "a\n\nb \r\n c\n", []*adapterv1.Media{vid, img, gif}))
+	require.Equal(t, "Ann：⟦image⟧", summary("Ann", "", []*adapterv1.Media{img}))
 	require.Equal(t, "Ann：just text", summary("Ann", "just text", nil))
 }
 
@@ -131,4 +131,32 @@ func TestSnowflakeTime(t *testing.T) {
 	require.Equal(t, int64(1784364087), got.Unix())
 	_, ok = snowflakeTime("20") // a 2006 post: no time inside
 	require.False(t, ok)
+}
+
+// Posters pair with the shown videos in order, or there are none.
+func TestPosterMedia(t *testing.T) {
+	t.Parallel()
+	mp4 := func(id, thumb string) fxMedia {
+		return fxMedia{ID: id, Type: "video", URL: "https://video.twimg.com/" + id + ".mp4", ThumbnailURL: thumb}
+	}
+	st := &fxStatus{PossiblySensitive: true, Media: &fxMediaSet{All: []fxMedia{
+		{ID: "1", Type: "photo", URL: "https://pbs.twimg.com/media/p.jpg"},
+		mp4("2", "https://pbs.twimg.com/ext_tw_video_thumb/2/pu/img/a.jpg"),
+		// Only a playlist: not shown, so no poster to pair.
+		{ID: "3", Type: "video", URL: "https://video.twimg.com/a.m3u8", ThumbnailURL: "https://pbs.twimg.com/x.jpg"},
+		{ID: "4", Type: "gif", URL: "https://video.twimg.com/tweet_video/G.mp4", ThumbnailURL: "https://pbs.twimg.com/tweet_video_thumb/G.png"},
+	}}}
+	ps := posterMedia(st)
+	require.Len(t, ps, 2)
+	require.Equal(t, "https://pbs.twimg.com/ext_tw_video_thumb/2/pu/img/a.jpg", ps[0].GetUrl())
+	require.Equal(t, "x:poster:2", ps[0].GetCacheKey())
+	require.Equal(t, "image/png", ps[1].GetMime())
+	for _, p := range ps {
+		require.Equal(t, "poster", p.GetPurpose())
+		require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_IMAGE, p.GetKind())
+		require.True(t, p.GetSensitive())
+	}
+	// One shown video without a thumbnail: no posters at all.
+	st.Media.All = append(st.Media.All, mp4("5", ""))
+	require.Nil(t, posterMedia(st))
 }

@@ -96,7 +96,7 @@ func TestRealStatuses(t *testing.T) {
 		"https://pbs.twimg.com/media/GahecZ5aAAEX7GX.jpg?name=orig",
 		"https://pbs.twimg.com/media/GaheddqbsAAzGXg.jpg?name=orig",
 	}, displayURLs(booster))
-	require.True(t, strings.HasSuffix(booster.GetDisplay().GetSummary(), " [图片][图片][图片]"))
+	require.True(t, strings.HasSuffix(booster.GetDisplay().GetSummary(), " ⟦image⟧⟦image⟧⟦image⟧"))
 
 	// Four formats (an HLS playlist and three MP4s): the MP4 of the
 	// highest bitrate, 2176000 at 1280x720.

@@ -7,7 +7,7 @@ import (
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
-// summary is the one-line form channels list: "Author：text [图片][视频]".
+// summary is the one-line form channels list: "Author：text ⟦image⟧⟦video⟧".
 // Each display media adds a marker in order (GIFs count as video);
 // resources such as the avatar add none.
 func summary(author, text string, media []*adapterv1.Media) string {

@@ -44,6 +44,7 @@ const (
 const (
 	msgNotYourButton = "This button belongs to someone else's request, or is too old to use."
 	msgTokenPrivate  = "For your safety /token only works in a private chat with me: anyone who sees a token can read and change your archive."
+	msgWebPrivate    = "For your safety /web only works in a private chat with me: anyone who sees a sign-in link can open your archive."
 )
 
 // Update kinds.
@@ -172,6 +173,10 @@ type ChannelWork struct {
 	LeaseExpiresAt time.Time
 	// Tenant describes the account the work acts for.
 	Tenant ChannelTenant
+	// Language is what the channel speaks to the person the work acts
+	// for, LangEnglish or LangChinese: the tenant's preference, else the
+	// language the person's client reports (channelLanguage).
+	Language string
 }
 
 // ChannelTenant is the account a work item acts for.
@@ -239,16 +244,38 @@ const (
 	DeliveryFailed  = "failed"  // the capture failed; Error says why
 )
 
+// Stages of a running capture: the Stage of a pending Delivery.
+const (
+	DeliveryStageQueued      = "queued"      // waiting for its turn
+	DeliveryStageDownloading = "downloading" // fetching media MediaIndex of MediaTotal
+	DeliveryStageSaving      = "saving"      // writing the archived post
+)
+
+// ChannelLoginLink is a one-use sign-in link to the web library, for the
+// person behind an update.
+type ChannelLoginLink struct {
+	URL       string
+	ExpiresAt time.Time
+	// ValidSeconds is how long the link works from when it was made.
+	ValidSeconds int
+}
+
 // Delivery is what a deliver item should send.
 type Delivery struct {
 	State string
-	// Progress describes the running capture for the status message, e.g.
-	// "downloading media 1 of 4".
-	Progress         string
-	SubmissionID     uuid.UUID
-	ChatID           int64
-	StatusMessageID  int64
-	ReplyToMessageID int64
+	// Progress describes the running capture in English, e.g.
+	// "downloading media 1 of 4"; Stage, MediaIndex and MediaTotal say the
+	// same for a channel that words it in the person's language.
+	Progress string
+	// Stage is DeliveryStageQueued, DeliveryStageDownloading or
+	// DeliveryStageSaving while pending.
+	Stage string
+	// MediaIndex is the media downloading now (from 1) of MediaTotal.
+	MediaIndex, MediaTotal int
+	SubmissionID           uuid.UUID
+	ChatID                 int64
+	StatusMessageID        int64
+	ReplyToMessageID       int64
 	// InputURL is the link exactly as the person sent it.
 	InputURL string
 	// CaptureState is complete or partial when ready, failed when failed.

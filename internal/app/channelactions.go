@@ -81,6 +81,7 @@ func (a *App) ChannelList(ctx context.Context, id uuid.UUID, owner string, after
 		if err != nil {
 			return ChannelPage{}, err
 		}
+		v.Summary = RenderSummary(v.Summary, j.lang)
 		reply.Items = append(reply.Items, v)
 	}
 	return reply, nil
@@ -97,7 +98,9 @@ func (a *App) ChannelGet(ctx context.Context, id uuid.UUID, owner, ref string) (
 	if err != nil {
 		return CollectionView{}, err
 	}
-	return a.Collection(j.ctx, j.tenantID, cid)
+	v, err := a.Collection(j.ctx, j.tenantID, cid)
+	v.Summary = RenderSummary(v.Summary, j.lang)
+	return v, err
 }
 
 // ChannelDelete removes the tenant's reference to one of its saved
@@ -330,6 +333,34 @@ func (a *App) ChannelToken(ctx context.Context, id uuid.UUID, owner string) (Cha
 	return ChannelToken{Token: token, Name: name}, nil
 }
 
+// ChannelLoginLink makes a one-use sign-in link to the web library for the
+// person behind an update, only from a private chat: whoever sees the link
+// can sign in with it.
+func (a *App) ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) (ChannelLoginLink, error) {
+	j, err := a.ownedJob(ctx, id, owner)
+	if err != nil {
+		return ChannelLoginLink{}, err
+	}
+	if j.update == nil {
+		return ChannelLoginLink{}, badRequest("only an update work item can make a sign-in link")
+	}
+	if j.update.ChatType != "private" {
+		return ChannelLoginLink{}, forbidden(msgWebPrivate)
+	}
+	t, err := a.store.TenantGetByID(j.ctx, j.tenantID)
+	if err != nil {
+		return ChannelLoginLink{}, err
+	}
+	if t.Status != store.TenantEnabled {
+		return ChannelLoginLink{}, errorf(ErrTenantNotActive, "%s", statusRefusal(t.Status))
+	}
+	url, expires, err := a.LoginLinkURL(j.ctx, j.tenantID, DefaultLoginLinkTTL)
+	if err != nil {
+		return ChannelLoginLink{}, err
+	}
+	return ChannelLoginLink{URL: url, ExpiresAt: expires, ValidSeconds: int(DefaultLoginLinkTTL / time.Second)}, nil
+}
+
 // ChannelDelivery says what a deliver item should send: progress while the
 // capture runs, the collection as of the capture's revision when it ended,
 // or why it failed.
@@ -352,11 +383,11 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 	}
 	switch c.State {
 	case store.CaptureQueued:
-		d.State, d.Progress = DeliveryPending, "waiting for its turn"
+		d.State, d.Stage, d.Progress = DeliveryPending, DeliveryStageQueued, "waiting for its turn"
 		return d, nil
 	case store.CaptureDownloading:
 		d.State = DeliveryPending
-		d.Progress, err = a.downloadProgress(j.ctx, c.ID)
+		err = a.downloadProgress(j.ctx, c.ID, &d)
 		return d, err
 	case store.CaptureFailed:
 		d.State, d.CaptureState, d.Error = DeliveryFailed, c.State, c.Error
@@ -375,6 +406,7 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 		return d, err
 	}
 	item.State = c.State
+	item.Summary = RenderSummary(item.Summary, j.lang)
 	d.State, d.Item, d.Public = DeliveryReady, &item, public
 	if c.State == store.CapturePartial {
 		d.Error = c.Error
@@ -383,10 +415,10 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 }
 
 // downloadProgress describes a capture whose media are downloading.
-func (a *App) downloadProgress(ctx context.Context, captureID uuid.UUID) (string, error) {
+func (a *App) downloadProgress(ctx context.Context, captureID uuid.UUID, d *Delivery) error {
 	assets, err := a.store.AssetList(ctx, captureID)
 	if err != nil {
-		return "", err
+		return err
 	}
 	total, done := 0, 0
 	for _, as := range assets {
@@ -399,9 +431,12 @@ func (a *App) downloadProgress(ctx context.Context, captureID uuid.UUID) (string
 		}
 	}
 	if total == 0 || done == total {
-		return "saving the post", nil
+		d.Stage, d.Progress = DeliveryStageSaving, "saving the post"
+		return nil
 	}
-	return fmt.Sprintf("downloading media %d of %d", done+1, total), nil
+	d.Stage, d.MediaIndex, d.MediaTotal = DeliveryStageDownloading, done+1, total
+	d.Progress = fmt.Sprintf("downloading media %d of %d", done+1, total)
+	return nil
 }
 
 // revisionItem is a collection as one revision shows it. savedAt is used
@@ -435,4 +470,14 @@ func (a *App) revisionItem(ctx context.Context, tenantID, revisionID uuid.UUID, 
 func channelIdemKey(id uuid.UUID, link string) string {
 	sum := sha256.Sum256([]byte(strings.TrimSpace(link)))
 	return "channel:" + id.String() + ":" + hex.EncodeToString(sum[:12])
+}
+
+// channelIdemWork is the work item named by a channelIdemKey.
+func channelIdemWork(key string) (uuid.UUID, bool) {
+	rest, ok := strings.CutPrefix(key, "channel:")
+	if !ok || len(rest) < 36 {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(rest[:36])
+	return id, err == nil
 }

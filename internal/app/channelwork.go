@@ -72,10 +72,64 @@ func (a *App) workView(ctx context.Context, w store.ChannelWork) (ChannelWork, e
 		}
 		v.Update = &u
 		v.Tenant.New = e.TenantCreated
+		if v.Language, err = a.channelLanguage(ctx, t.ID, u.From.Language); err != nil {
+			return v, err
+		}
 	case w.SubmissionID != nil:
 		v.SubmissionID = w.SubmissionID
+		var sub store.Submission
+		if sub, err = a.store.SubmissionGet(ctx, *w.SubmissionID); err != nil {
+			return v, err
+		}
+		v.Language, err = a.channelLanguage(ctx, t.ID, a.submissionLanguageCode(ctx, sub))
+	default:
+		v.Language, err = a.channelLanguage(ctx, t.ID, "")
 	}
-	return v, nil
+	return v, err
+}
+
+// channelLanguage is the language (LangEnglish or LangChinese) a channel
+// speaks to the person a work item acts for: the tenant's own setting,
+// else code, the language the person's client reports (Telegram's
+// language_code; "" = none).
+func (a *App) channelLanguage(ctx context.Context, tenantID uuid.UUID, code string) (string, error) {
+	pref, err := a.channelLanguagePreference(ctx, tenantID)
+	if err != nil {
+		return "", err
+	}
+	return Lang(pref, code), nil
+}
+
+// channelLanguagePreference is the language the tenant chose in the web
+// library's settings ("" = none, automatic).
+func (a *App) channelLanguagePreference(ctx context.Context, tenantID uuid.UUID) (string, error) {
+	p, err := a.WebPreferences(ctx, tenantID)
+	return p.Language, err
+}
+
+// submissionLanguageCode is the language the client of the person who
+// sent a submission's link reported: the submission's idempotency key
+// names the update item that made it (channelIdemKey), whose stored update
+// says. "" when that is no longer known (a REST submission, or the update
+// purged after channel_retention_days).
+func (a *App) submissionLanguageCode(ctx context.Context, sub store.Submission) string {
+	workID, ok := channelIdemWork(sub.IdemKey)
+	if !ok {
+		return ""
+	}
+	w, err := a.store.ChannelWorkGet(ctx, workID)
+	if err != nil || w.InboxID == nil {
+		return ""
+	}
+	e, err := a.store.InboxGet(ctx, *w.InboxID)
+	if err != nil {
+		return ""
+	}
+	var u ChannelUpdate
+	if json.Unmarshal(e.Payload, &u) != nil {
+		return ""
+	}
+	return u.From.Language
 }
 
 func progressDoc(b []byte) json.RawMessage {
@@ -205,6 +259,9 @@ type channelJob struct {
 	sub *store.Submission
 	// identityID is the person the item acts for (uuid.Nil: none known).
 	identityID uuid.UUID
+	// lang is the language the channel speaks to that person (LangEnglish
+	// or LangChinese), as ChannelWork.Language.
+	lang string
 }
 
 // job loads a work item leased to owner, in its tenant's context.
@@ -242,6 +299,9 @@ func (a *App) job(ctx context.Context, id uuid.UUID, owner string) (*channelJob,
 			return nil, fmt.Errorf("app: inbox entry %s: %w", e.ID, err)
 		}
 		j.update, j.identityID = &u, e.IdentityID
+		if j.lang, err = a.channelLanguage(ctx, tenantID, u.From.Language); err != nil {
+			return nil, err
+		}
 	case w.SubmissionID != nil:
 		sub, err := a.store.SubmissionGet(ctx, *w.SubmissionID)
 		if err != nil {
@@ -251,6 +311,11 @@ func (a *App) job(ctx context.Context, id uuid.UUID, owner string) (*channelJob,
 		if sub.IdentityID != nil {
 			j.identityID = *sub.IdentityID
 		}
+		if j.lang, err = a.channelLanguage(ctx, tenantID, a.submissionLanguageCode(ctx, sub)); err != nil {
+			return nil, err
+		}
+	default:
+		j.lang = LangEnglish
 	}
 	return j, nil
 }

@@ -10,6 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/config"
+	"github.com/monitorhq/monitor/internal/queue"
+	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
@@ -284,5 +288,40 @@ func TestWebPreferences(t *testing.T) {
 		p, err = c.App.WebPreferences(ctx, alice)
 		require.NoError(t, err)
 		require.Equal(t, app.WebPreferences{Language: "zh-CN", Theme: "dark"}, p, "a refused change loses nothing")
+	})
+}
+
+// TestWebSessionPurgeRunsPeriodically ends a session by its expiry and
+// starts the queue with the production schedule: the purge job runs at
+// start and deletes it.
+func TestWebSessionPurgeRunsPeriodically(t *testing.T) {
+	t.Parallel()
+	testcore.Each(t, testcore.Options{NoAdapters: true}, func(t *testing.T, c *testcore.Core) {
+		ctx := context.Background()
+		alice := c.Tenant(t, "alice", nil)
+		url, _, err := c.App.CreateLoginLink(ctx, app.ActorCLI, "alice", false, 0)
+		require.NoError(t, err)
+		key, s, err := c.App.RedeemLoginLink(ctx, tokenOf(t, url), browser)
+		require.NoError(t, err)
+		c.Clock.Advance(app.WebSessionTTL + time.Minute)
+
+		log := storetest.Logger(t)
+		q, err := queue.New(c.Store, config.Queue{CaptureWorkers: 1, DownloadWorkers: 1, ControlWorkers: 1}, log, c.App.RegisterWorkers)
+		require.NoError(t, err)
+		require.NoError(t, q.AddPeriodic(queue.Schedule()...))
+		c.App.AttachQueue(q)
+		purged := testcore.JobDone(t, q, queue.PurgeWebSessionsArgs{}.Kind())
+		require.NoError(t, q.Start(ctx))
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = q.Stop(ctx)
+		})
+		purged()
+		n, links, err := c.App.PurgeWebSessions(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n+links, "the periodic purge left nothing to purge")
+		_, err = c.Store.WebSessionGetByDigest(ctx, app.TokenDigest(key))
+		require.ErrorIs(t, err, store.ErrNotFound, "session %s of %s is gone", s.ID, alice)
 	})
 }

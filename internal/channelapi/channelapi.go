@@ -70,6 +70,7 @@ const (
 	PathSave      = "/channel/v1/work/{id}/save"           // POST ItemRequest → SaveReply
 	PathUsage     = "/channel/v1/work/{id}/usage"          // POST Lease → UsageReply
 	PathToken     = "/channel/v1/work/{id}/token"          // POST Lease → TokenReply
+	PathLoginLink = "/channel/v1/work/{id}/login-link"     // POST Lease → LoginLinkReply
 	PathDelivery  = "/channel/v1/work/{id}/delivery"       // POST Lease → Delivery
 	PathMedia     = "/channel/v1/work/{id}/media/{sha256}" // GET (header X-Lease-Owner) → bytes
 	PathCacheGet  = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
@@ -238,7 +239,18 @@ type Work struct {
 	LeaseExpiresAt time.Time       `json:"lease_expires_at"`
 	// Tenant describes the account the work acts for.
 	Tenant Tenant `json:"tenant"`
+	// Language is what to speak to the person the work acts for,
+	// LangEnglish or LangChinese: their setting in Monitor, else the
+	// language their client reports. Summaries core sends for the work
+	// have their media markers in it.
+	Language string `json:"language"`
 }
+
+// Languages a work item's Language names.
+const (
+	LangEnglish = "en"
+	LangChinese = "zh-CN"
+)
 
 // Tenant is the account a work item acts for.
 type Tenant struct {
@@ -398,6 +410,15 @@ type TokenReply struct {
 	Name  string `json:"name"`
 }
 
+// LoginLinkReply carries a one-use sign-in link to the web library, shown
+// only in a private chat.
+type LoginLinkReply struct {
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// ValidSeconds is how long the link works from when it was made.
+	ValidSeconds int `json:"valid_seconds"`
+}
+
 // Delivery states.
 const (
 	DeliveryPending = "pending" // the capture is still running
@@ -405,12 +426,25 @@ const (
 	DeliveryFailed  = "failed"  // the capture failed; Error says why
 )
 
+// Stages of a running capture: the Stage of a pending Delivery.
+const (
+	StageQueued      = "queued"      // waiting for its turn
+	StageDownloading = "downloading" // fetching media MediaIndex of MediaTotal
+	StageSaving      = "saving"      // writing the archived post
+)
+
 // Delivery is what a deliver item should send.
 type Delivery struct {
 	State string `json:"state"`
-	// Progress describes the running capture for the status message, e.g.
-	// "downloading media 1 of 4".
-	Progress         string    `json:"progress,omitempty"`
+	// Progress describes the running capture in English, e.g.
+	// "downloading media 1 of 4"; Stage, MediaIndex and MediaTotal say the
+	// same for a channel that words it in the person's language.
+	Progress string `json:"progress,omitempty"`
+	// Stage is StageQueued, StageDownloading or StageSaving while pending.
+	Stage string `json:"stage,omitempty"`
+	// MediaIndex is the media downloading now (from 1) of MediaTotal.
+	MediaIndex       int       `json:"media_index,omitempty"`
+	MediaTotal       int       `json:"media_total,omitempty"`
 	SubmissionID     uuid.UUID `json:"submission_id"`
 	ChatID           int64     `json:"chat_id"`
 	StatusMessageID  int64     `json:"status_message_id,omitempty"`

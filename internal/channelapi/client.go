@@ -180,6 +180,13 @@ func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenRe
 	return r, c.call(ctx, workPath(PathToken, id), Lease{Owner: owner}, &r)
 }
 
+// LoginLink makes a one-use sign-in link to the web library for the
+// item's person (update items from a private chat only).
+func (c *Client) LoginLink(ctx context.Context, id uuid.UUID, owner string) (LoginLinkReply, error) {
+	var r LoginLinkReply
+	return r, c.call(ctx, workPath(PathLoginLink, id), Lease{Owner: owner}, &r)
+}
+
 // Delivery reads what a deliver item should send.
 func (c *Client) Delivery(ctx context.Context, id uuid.UUID, owner string) (Delivery, error) {
 	var r Delivery

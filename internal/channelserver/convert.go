@@ -65,7 +65,7 @@ func worksOf(ws []app.ChannelWork) []channelapi.Work {
 	out := make([]channelapi.Work, 0, len(ws))
 	for _, w := range ws {
 		v := channelapi.Work{ID: w.ID, Kind: w.Kind, Attempts: w.Attempts, SubmissionID: w.SubmissionID,
-			Progress: w.Progress, LeaseExpiresAt: w.LeaseExpiresAt, Tenant: channelapi.Tenant(w.Tenant)}
+			Progress: w.Progress, LeaseExpiresAt: w.LeaseExpiresAt, Tenant: channelapi.Tenant(w.Tenant), Language: w.Language}
 		if w.Update != nil {
 			u := wireUpdate(*w.Update)
 			v.Update = &u
@@ -116,8 +116,13 @@ func usageReply(r app.ChannelUsageReply) channelapi.UsageReply { return channela
 
 func tokenReply(t app.ChannelToken) channelapi.TokenReply { return channelapi.TokenReply(t) }
 
+func loginLinkReply(r app.ChannelLoginLink) channelapi.LoginLinkReply {
+	return channelapi.LoginLinkReply(r)
+}
+
 func deliveryOf(d app.Delivery) channelapi.Delivery {
-	w := channelapi.Delivery{State: d.State, Progress: d.Progress, SubmissionID: d.SubmissionID, ChatID: d.ChatID,
+	w := channelapi.Delivery{State: d.State, Progress: d.Progress, Stage: d.Stage, MediaIndex: d.MediaIndex,
+		MediaTotal: d.MediaTotal, SubmissionID: d.SubmissionID, ChatID: d.ChatID,
 		StatusMessageID: d.StatusMessageID, ReplyToMessageID: d.ReplyToMessageID, InputURL: d.InputURL,
 		CaptureState: d.CaptureState, Error: d.Error, Public: d.Public}
 	if d.Item != nil {

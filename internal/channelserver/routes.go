@@ -78,6 +78,10 @@ func (s *server) routes(mux *http.ServeMux) {
 		r, err := s.svc.ChannelToken(ctx, id, in.Owner)
 		return tokenReply(r), err
 	}))
+	post(channelapi.PathLoginLink, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.LoginLinkReply, error) {
+		r, err := s.svc.ChannelLoginLink(ctx, id, in.Owner)
+		return loginLinkReply(r), err
+	}))
 	post(channelapi.PathDelivery, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.Delivery, error) {
 		d, err := s.svc.ChannelDelivery(ctx, id, in.Owner)
 		return deliveryOf(d), err

@@ -51,6 +51,8 @@ type Service interface {
 	ChannelSave(ctx context.Context, id uuid.UUID, owner, ref string) (app.SaveReply, error)
 	ChannelUsage(ctx context.Context, id uuid.UUID, owner string) (app.ChannelUsageReply, error)
 	ChannelToken(ctx context.Context, id uuid.UUID, owner string) (app.ChannelToken, error)
+	// ChannelLoginLink is an app.ErrForbidden outside a private chat.
+	ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) (app.ChannelLoginLink, error)
 	ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (app.Delivery, error)
 	// ChannelMedia opens a media file of the item's delivery or of the
 	// tenant's saved collections; the caller closes it.

@@ -26,6 +26,11 @@ func TestWireAndAppAgreeOnTheProtocolsWords(t *testing.T) {
 	require.Equal(t, channelapi.SaveSaved, app.SaveSaved)
 	require.Equal(t, channelapi.SaveAlready, app.SaveAlready)
 	require.Equal(t, channelapi.SaveRefused, app.SaveRefused)
+	require.Equal(t, channelapi.StageQueued, app.DeliveryStageQueued)
+	require.Equal(t, channelapi.StageDownloading, app.DeliveryStageDownloading)
+	require.Equal(t, channelapi.StageSaving, app.DeliveryStageSaving)
+	require.Equal(t, channelapi.LangEnglish, app.LangEnglish)
+	require.Equal(t, channelapi.LangChinese, app.LangChinese)
 }
 
 // TestStoredUpdatesKeepTheWiresForm checks that app's update, whose JSON

@@ -22,8 +22,9 @@ func (d Deps) collections(w http.ResponseWriter, r *http.Request) {
 	if page.Items == nil {
 		page.Items = []app.CollectionView{}
 	}
+	lang := summaryLang(r)
 	for i := range page.Items {
-		linkCollection(&page.Items[i])
+		linkCollection(&page.Items[i], lang)
 	}
 	writeJSON(w, http.StatusOK, page)
 }
@@ -41,7 +42,7 @@ func (d Deps) collection(w http.ResponseWriter, r *http.Request) {
 		d.writeError(w, r, err)
 		return
 	}
-	linkCollection(&v)
+	linkCollection(&v, summaryLang(r))
 	writeJSON(w, http.StatusOK, v)
 }
 
@@ -61,8 +62,9 @@ func (d Deps) revisions(w http.ResponseWriter, r *http.Request) {
 	if revs == nil {
 		revs = []app.RevisionView{}
 	}
+	lang := summaryLang(r)
 	for i := range revs {
-		linkRevision(&revs[i])
+		linkRevision(&revs[i], lang)
 	}
 	writeJSON(w, http.StatusOK, listBody[app.RevisionView]{Items: revs})
 }
@@ -79,7 +81,7 @@ func (d Deps) revision(w http.ResponseWriter, r *http.Request) {
 		d.writeError(w, r, err)
 		return
 	}
-	linkRevision(&v)
+	linkRevision(&v, summaryLang(r))
 	writeJSON(w, http.StatusOK, v)
 }
 
@@ -124,9 +126,11 @@ type listBody[T any] struct {
 	Items []T `json:"items"`
 }
 
-// linkCollection points the collection's media at GET /v1/media and
-// renders its empty lists as [] rather than null.
-func linkCollection(c *app.CollectionView) {
+// linkCollection points the collection's media at GET /v1/media, renders
+// its empty lists as [] rather than null and its summary's media markers
+// in lang.
+func linkCollection(c *app.CollectionView, lang string) {
+	c.Summary = app.RenderSummary(c.Summary, lang)
 	c.Media = linkMedia(c.Media)
 	if c.Graph != nil {
 		linkGraph(c.Graph)
@@ -134,9 +138,22 @@ func linkCollection(c *app.CollectionView) {
 }
 
 // linkRevision is linkCollection for a revision.
-func linkRevision(v *app.RevisionView) {
+func linkRevision(v *app.RevisionView, lang string) {
+	v.Summary = app.RenderSummary(v.Summary, lang)
 	v.Media = linkMedia(v.Media)
 	linkGraph(&v.Graph)
+}
+
+// summaryLang is the language of the media markers of the summaries in an
+// answer: Accept-Language's, but Chinese ([图片]) when the request sends
+// none, the form REST answered before markers were stored locale-neutral
+// and that existing clients expect.
+func summaryLang(r *http.Request) string {
+	accept := r.Header.Get("Accept-Language")
+	if accept == "" {
+		return app.LangChinese
+	}
+	return app.Lang("", accept)
 }
 
 func linkMedia(media []app.MediaView) []app.MediaView {

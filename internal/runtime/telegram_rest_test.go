@@ -63,7 +63,26 @@ func TestRESTTelegramAlbum(t *testing.T) {
 	require.Equal(t, "telegram.message", body["entity_type"])
 	require.Equal(t, "Tide Watch 🌊", body["author_name"])
 	require.Equal(t, "Tide Watch 🌊：Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30. "+
-		"Photos @harbour_radio, video by our readers 🙂 [图片][视频][图片][视频]", body["summary"])
+		"Photos @harbour_radio, video by our readers 🙂 [图片][视频][图片][视频]", body["summary"],
+		"without Accept-Language the media markers are Chinese, as REST always answered")
+	// The stored summary is locale-neutral; the answer renders its media
+	// markers in the language asked for.
+	for _, tc := range []struct{ accept, markers string }{
+		{"en-US,en;q=0.9", "[photo][video][photo][video]"},
+		{"zh-CN,zh;q=0.9,en;q=0.5", "[图片][视频][图片][视频]"},
+		{"fr", "[photo][video][photo][video]"},
+	} {
+		for _, path := range []string{"/v1/collections/" + c["collection_id"].(string), "/v1/collections", "/v1/revisions/" + c["revision_id"].(string)} {
+			got := rc.do(t, token, "GET", path, nil, "Accept-Language", tc.accept)
+			require.Equal(t, http.StatusOK, got.status, string(got.body))
+			v := got.json(t)
+			if items, ok := v["items"].([]any); ok {
+				v = items[0].(map[string]any)
+			}
+			require.Equal(t, "Tide Watch 🌊：Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30. "+
+				"Photos @harbour_radio, video by our readers 🙂 "+tc.markers, v["summary"], "%s with Accept-Language %q", path, tc.accept)
+		}
+	}
 	require.Equal(t, "2026-01-09T07:35:28Z", body["published_at"])
 
 	media := body["media"].([]any)

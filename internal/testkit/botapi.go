@@ -33,6 +33,8 @@ type BotUser struct {
 	ID        int64
 	FirstName string
 	Username  string
+	// LanguageCode is what the user's Telegram client reports ("" = "en").
+	LanguageCode string
 }
 
 // PushedMessage names a message a test pushed as an update.
@@ -64,8 +66,9 @@ type BotCall struct {
 	// CallbackQueryID, ShowAlert: answerCallbackQuery.
 	CallbackQueryID string
 	ShowAlert       bool
-	// Commands: setMyCommands.
-	Commands []BotCommand
+	// Commands and LanguageCode ("" = the default list): setMyCommands.
+	Commands     []BotCommand
+	LanguageCode string
 	// Status is the HTTP status answered (0 when the client went away
 	// first); Error and RetryAfter describe a failure.
 	Status     int
@@ -229,7 +232,7 @@ type BotAPI struct {
 	faults      map[string][]botFault
 	rejectKinds map[string]string
 	blocks      []*BotBlock
-	commands    []BotCommand
+	commands    map[string][]BotCommand // by language_code
 	callbacks   map[string]bool
 	callbackSeq int
 }
@@ -385,7 +388,11 @@ func fromUser(u BotUser) *tgUser {
 	if name == "" {
 		name = "User" + strconv.FormatInt(u.ID, 10)
 	}
-	return &tgUser{ID: u.ID, FirstName: name, Username: u.Username, LanguageCode: "en"}
+	lang := u.LanguageCode
+	if lang == "" {
+		lang = "en"
+	}
+	return &tgUser{ID: u.ID, FirstName: name, Username: u.Username, LanguageCode: lang}
 }
 
 // Offset is the highest offset a getUpdates call confirmed: every update
@@ -506,11 +513,15 @@ func (f *BotAPI) ChatCalls(chatID int64) []BotCall {
 	return out
 }
 
-// Commands returns the last command list set with setMyCommands.
-func (f *BotAPI) Commands() []BotCommand {
+// Commands returns the last default command list set with setMyCommands.
+func (f *BotAPI) Commands() []BotCommand { return f.CommandsFor("") }
+
+// CommandsFor returns the last command list set with setMyCommands for
+// users of a language_code ("" = the default list).
+func (f *BotAPI) CommandsFor(languageCode string) []BotCommand {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]BotCommand(nil), f.commands...)
+	return append([]BotCommand(nil), f.commands[languageCode]...)
 }
 
 // ChatMessages returns the messages of a chat as they stand now, oldest
@@ -680,6 +691,7 @@ func (f *BotAPI) describe(method string, req *botRequest, c *BotCall) *botError 
 		if err := json.Unmarshal([]byte(req.fields["commands"]), &c.Commands); err != nil {
 			return badRequest("can't parse commands JSON object")
 		}
+		c.LanguageCode = req.fields["language_code"]
 	}
 	switch method {
 	case "sendphoto", "sendvideo", "sendanimation", "senddocument", "sendaudio":
@@ -768,7 +780,10 @@ func (f *BotAPI) apply(method string, req *botRequest, c *BotCall) (any, *botErr
 				return nil, badRequest("BOT_COMMAND_INVALID")
 			}
 		}
-		f.commands = c.Commands
+		if f.commands == nil {
+			f.commands = map[string][]BotCommand{}
+		}
+		f.commands[c.LanguageCode] = c.Commands
 		return true, nil
 	case "answercallbackquery":
 		if !f.callbacks[c.CallbackQueryID] {

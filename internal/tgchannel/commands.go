@@ -20,12 +20,13 @@ import (
 
 // command is one slash command.
 type command struct {
-	name        string // without the slash, lowercase
-	args        string // the arguments as /help shows them, e.g. "ID"
-	description string // one line, for /help and the menu
-	minArgs     int
-	maxArgs     int // -1: any number, ignored
-	// checkArg validates each argument; its error is shown with the usage.
+	name    string // without the slash, lowercase
+	args    string // the arguments as /help shows them, e.g. "ID"
+	descKey string // the catalog's one line for /help and the menu
+	minArgs int
+	maxArgs int // -1: any number, ignored
+	// checkArg validates each argument; a refused one is shown with the
+	// usage.
 	checkArg func(string) error
 	// privateOnly commands answer only in a private chat with the bot.
 	privateOnly bool
@@ -33,6 +34,9 @@ type command struct {
 	hidden bool
 	run    func(j *job, ctx context.Context, args []string) error
 }
+
+// description is the command's line in /help and the menu.
+func (c *command) description(l locale) string { return l.t(c.descKey) }
 
 // usage is "/get ID".
 func (c *command) usage() string {
@@ -71,13 +75,14 @@ const maxLinks = 10
 func newRegistry() *registry {
 	return &registry{
 		commands: []command{
-			{name: "start", description: "what this bot does", maxArgs: -1, run: (*job).cmdStart},
-			{name: "help", description: "the commands", maxArgs: -1, run: (*job).cmdHelp},
-			{name: "list", description: "your archive, newest first, 10 a page", run: (*job).cmdList},
-			{name: "get", args: "ID", description: "show a saved item", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdGet},
-			{name: "delete", args: "ID", description: "remove a saved item from your archive", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdDelete},
-			{name: "usage", description: "storage used, quota and today's submissions", run: (*job).cmdUsage},
-			{name: "token", description: "create a REST API token (private chat only)", privateOnly: true, run: (*job).cmdToken},
+			{name: "start", descKey: "cmd.start", maxArgs: -1, run: (*job).cmdStart},
+			{name: "help", descKey: "cmd.help", maxArgs: -1, run: (*job).cmdHelp},
+			{name: "list", descKey: "cmd.list", run: (*job).cmdList},
+			{name: "get", args: "ID", descKey: "cmd.get", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdGet},
+			{name: "delete", args: "ID", descKey: "cmd.delete", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdDelete},
+			{name: "usage", descKey: "cmd.usage", run: (*job).cmdUsage},
+			{name: "token", descKey: "cmd.token", privateOnly: true, run: (*job).cmdToken},
+			{name: "web", descKey: "cmd.web", privateOnly: true, run: (*job).cmdWeb},
 		},
 		buttons: []button{
 			{prefix: btnView, parse: checkUUID, run: (*job).btnView},
@@ -96,14 +101,14 @@ func (r *registry) find(name string) *command {
 	return nil
 }
 
-// menu is the command list for setMyCommands.
-func (r *registry) menu() []models.BotCommand {
+// menu is the command list for setMyCommands in l.
+func (r *registry) menu(l locale) []models.BotCommand {
 	var out []models.BotCommand
 	for _, c := range r.commands {
 		if c.hidden {
 			continue
 		}
-		desc := c.description
+		desc := c.description(l)
 		if c.args != "" {
 			desc = c.args + " — " + desc
 		}
@@ -112,17 +117,17 @@ func (r *registry) menu() []models.BotCommand {
 	return out
 }
 
-// help is the /help text.
-func (r *registry) help(username string) string {
+// help is the /help text in l.
+func (r *registry) help(l locale, username string) string {
 	var b strings.Builder
-	b.WriteString("Send me a link to a post — an X post or profile, a public Telegram channel post — and I archive its text and media and send it back.\n\n")
+	b.WriteString(l.t("help.intro"))
 	for _, c := range r.commands {
 		if c.hidden {
 			continue
 		}
-		fmt.Fprintf(&b, "%s — %s\n", c.usage(), c.description)
+		fmt.Fprintf(&b, "%s — %s\n", c.usage(), c.description(l))
 	}
-	fmt.Fprintf(&b, "\nIn a group, mention me (@%s) with the link, or address commands to me: /list@%s.", username, username)
+	b.WriteString(l.t("help.group", username, username))
 	return b.String()
 }
 
@@ -135,8 +140,9 @@ type request struct {
 	problem string
 }
 
-// parseMessage reads a message addressed to the bot.
-func (r *registry) parseMessage(u channelapi.Update, username string) request {
+// parseMessage reads a message addressed to the bot; problems are worded
+// in l.
+func (r *registry) parseMessage(u channelapi.Update, username string, l locale) request {
 	var tokens []string
 	for _, t := range strings.Fields(u.Text) {
 		if strings.EqualFold(strings.TrimRight(t, ",:"), "@"+username) {
@@ -148,23 +154,23 @@ func (r *registry) parseMessage(u channelapi.Update, username string) request {
 		name, at, _ := strings.Cut(tokens[0][1:], "@")
 		name = strings.ToLower(name)
 		if at != "" && !strings.EqualFold(at, username) {
-			return request{problem: "That command is meant for another bot."}
+			return request{problem: l.t("parse.other_bot")}
 		}
 		c := r.find(name)
 		if c == nil {
-			return request{problem: fmt.Sprintf("I don't know /%s. /help lists what I can do.", name)}
+			return request{problem: l.t("parse.unknown", name)}
 		}
 		args := tokens[1:]
 		if c.privateOnly && u.ChatType != string(models.ChatTypePrivate) {
-			return request{problem: fmt.Sprintf("🔒 %s works only in a private chat with me (@%s): what it shows must stay secret.", c.usage(), username)}
+			return request{problem: l.t("parse.private_only", c.usage(), username)}
 		}
 		if len(args) < c.minArgs || (c.maxArgs >= 0 && len(args) > c.maxArgs) {
-			return request{problem: usageProblem(c, nil)}
+			return request{problem: usageProblem(l, c, "")}
 		}
 		if c.maxArgs >= 0 && c.checkArg != nil {
 			for _, a := range args {
-				if err := c.checkArg(a); err != nil {
-					return request{problem: usageProblem(c, err)}
+				if c.checkArg(a) != nil {
+					return request{problem: usageProblem(l, c, a)}
 				}
 			}
 		}
@@ -173,17 +179,19 @@ func (r *registry) parseMessage(u channelapi.Update, username string) request {
 	links := findLinks(u.Text, u.Entities)
 	switch {
 	case len(links) > maxLinks:
-		return request{problem: fmt.Sprintf("That is %d links; send at most %d per message, please.", len(links), maxLinks)}
+		return request{problem: l.t("parse.too_many_links", len(links), maxLinks)}
 	case len(links) > 0:
 		return request{links: links}
 	}
-	return request{problem: "Send me a link to archive, or /help to see what I can do."}
+	return request{problem: l.t("parse.nothing")}
 }
 
-func usageProblem(c *command, err error) string {
-	s := "Usage: " + c.usage() + " — " + c.description + "."
-	if err != nil {
-		s = err.Error() + "\n" + s
+// usageProblem is a command's usage, after what was wrong with the
+// argument bad ("" = the number of arguments).
+func usageProblem(l locale, c *command, bad string) string {
+	s := l.t("parse.usage", c.usage(), c.description(l))
+	if bad != "" {
+		s = l.t("parse.bad_id", bad) + "\n" + s
 	}
 	return s
 }
@@ -233,7 +241,7 @@ func checkItemID(s string) error {
 		}
 	}
 	if digits < 8 || digits > 32 || len(s) > 36 {
-		return fmt.Errorf("%q is not an item id: use the id /list or a result shows (at least its first 8 characters).", s)
+		return fmt.Errorf("%q is not an item id", s)
 	}
 	return nil
 }

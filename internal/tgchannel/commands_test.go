@@ -19,29 +19,34 @@ const testBot = "monitor_test_bot"
 func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 	t.Parallel()
 	r := newRegistry()
-	menu := r.menu()
-	help := r.help(testBot)
 	var names []string
 	for _, c := range r.commands {
 		names = append(names, c.name)
 	}
-	require.Equal(t, []string{"start", "help", "list", "get", "delete", "usage", "token"}, names)
-	require.Len(t, menu, len(r.commands))
-	for i, c := range r.commands {
-		require.Equal(t, c.name, menu[i].Command)
-		require.Contains(t, menu[i].Description, c.description)
-		require.LessOrEqual(t, len([]rune(menu[i].Description)), 256)
-		require.Equal(t, strings.ToLower(c.name), c.name)
-		require.Contains(t, help, c.usage()+" — "+c.description, "every command in /help")
+	require.Equal(t, []string{"start", "help", "list", "get", "delete", "usage", "token", "web"}, names)
+	for _, l := range locales {
+		menu := r.menu(l)
+		help := r.help(l, testBot)
+		require.Len(t, menu, len(r.commands))
+		for i, c := range r.commands {
+			require.Equal(t, c.name, menu[i].Command)
+			require.NotEqual(t, c.descKey, c.description(l), "every command has a description in %s", l)
+			require.Contains(t, menu[i].Description, c.description(l))
+			require.LessOrEqual(t, len([]rune(menu[i].Description)), 256)
+			require.Equal(t, strings.ToLower(c.name), c.name)
+			require.Contains(t, help, c.usage()+" — "+c.description(l), "every command in /help")
+		}
+		require.Contains(t, help, "/get ID")
+		require.Contains(t, help, "@"+testBot)
 	}
-	require.Equal(t, "ID — show a saved item", menu[3].Description)
-	require.Contains(t, help, "/get ID")
-	require.Contains(t, help, "@"+testBot)
+	require.Equal(t, "ID — show a saved item", r.menu(langEN)[3].Description)
+	require.Equal(t, "ID — 查看一条收藏", r.menu(langZH)[3].Description)
+	require.True(t, strings.HasPrefix(r.help(langZH, testBot), "发给我一个帖子链接"), r.help(langZH, testBot))
 
 	// A hidden command leaves both.
 	r.commands[1].hidden = true
-	require.Len(t, r.menu(), len(r.commands)-1)
-	require.NotContains(t, r.help(testBot), "/help —")
+	require.Len(t, r.menu(langEN), len(r.commands)-1)
+	require.NotContains(t, r.help(langEN, testBot), "/help —")
 }
 
 func msg(text, chatType string) channelapi.Update {
@@ -53,37 +58,37 @@ func TestRegistryParsesMessages(t *testing.T) {
 	r := newRegistry()
 	id := uuid.New().String()
 
-	req := r.parseMessage(msg("/list", "private"), testBot)
+	req := r.parseMessage(msg("/list", "private"), testBot, langEN)
 	require.Equal(t, "list", req.cmd.name)
 
-	req = r.parseMessage(msg("@monitor_test_bot /get "+id[:8], "supergroup"), testBot)
+	req = r.parseMessage(msg("@monitor_test_bot /get "+id[:8], "supergroup"), testBot, langEN)
 	require.Equal(t, "get", req.cmd.name)
 	require.Equal(t, []string{id[:8]}, req.args)
 
-	req = r.parseMessage(msg("/DELETE@Monitor_Test_Bot "+id, "group"), testBot)
+	req = r.parseMessage(msg("/DELETE@Monitor_Test_Bot "+id, "group"), testBot, langEN)
 	require.Equal(t, "delete", req.cmd.name)
 
 	// Argument checks come from the registry.
-	req = r.parseMessage(msg("/get", "private"), testBot)
+	req = r.parseMessage(msg("/get", "private"), testBot, langEN)
 	require.Nil(t, req.cmd)
 	require.Contains(t, req.problem, "Usage: /get ID")
-	req = r.parseMessage(msg("/get abc", "private"), testBot)
+	req = r.parseMessage(msg("/get abc", "private"), testBot, langEN)
 	require.Contains(t, req.problem, `"abc" is not an item id`)
-	req = r.parseMessage(msg("/get "+id+" more", "private"), testBot)
+	req = r.parseMessage(msg("/get "+id+" more", "private"), testBot, langEN)
 	require.Contains(t, req.problem, "Usage: /get ID")
-	req = r.parseMessage(msg("/list 2", "private"), testBot)
+	req = r.parseMessage(msg("/list 2", "private"), testBot, langEN)
 	require.Contains(t, req.problem, "Usage: /list")
-	req = r.parseMessage(msg("/start deep-link-payload", "private"), testBot)
+	req = r.parseMessage(msg("/start deep-link-payload", "private"), testBot, langEN)
 	require.Equal(t, "start", req.cmd.name)
 
 	// /token only in private chats.
-	req = r.parseMessage(msg("/token@monitor_test_bot", "supergroup"), testBot)
+	req = r.parseMessage(msg("/token@monitor_test_bot", "supergroup"), testBot, langEN)
 	require.Nil(t, req.cmd)
 	require.Contains(t, req.problem, "private chat")
-	require.Equal(t, "token", r.parseMessage(msg("/token", "private"), testBot).cmd.name)
+	require.Equal(t, "token", r.parseMessage(msg("/token", "private"), testBot, langEN).cmd.name)
 
-	require.Contains(t, r.parseMessage(msg("/nope", "private"), testBot).problem, "I don't know /nope")
-	require.Contains(t, r.parseMessage(msg("/list@other_bot", "private"), testBot).problem, "another bot")
+	require.Contains(t, r.parseMessage(msg("/nope", "private"), testBot, langEN).problem, "I don't know /nope")
+	require.Contains(t, r.parseMessage(msg("/list@other_bot", "private"), testBot, langEN).problem, "another bot")
 
 	// Links, from entities or plain words.
 	u := msg("@monitor_test_bot look x.com/a/status/1, https://t.me/c/2.", "supergroup")
@@ -94,20 +99,20 @@ func TestRegistryParsesMessages(t *testing.T) {
 	}
 	require.Equal(t, []string{"https://x.com/a/status/1", "https://t.me/c/2"}, findLinks(u.Text, u.Entities))
 	u.Text, u.Entities = "@monitor_test_bot look x.com/a/status/1, right?", u.Entities[:2]
-	req = r.parseMessage(u, testBot)
+	req = r.parseMessage(u, testBot, langEN)
 	require.Equal(t, []string{"https://x.com/a/status/1"}, req.links)
-	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/1", "private"), testBot)
+	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/1", "private"), testBot, langEN)
 	require.Equal(t, []string{"https://x.com/a/status/1"}, req.links)
-	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/2", "private"), testBot)
+	req = r.parseMessage(msg("https://x.com/a/status/1 https://x.com/a/status/2", "private"), testBot, langEN)
 	require.Equal(t, []string{"https://x.com/a/status/1", "https://x.com/a/status/2"}, req.links)
 	var many []string
 	for i := range maxLinks + 1 {
 		many = append(many, fmt.Sprintf("https://x.com/a/status/%d", i+1))
 	}
-	req = r.parseMessage(msg(strings.Join(many, " "), "private"), testBot)
+	req = r.parseMessage(msg(strings.Join(many, " "), "private"), testBot, langEN)
 	require.Empty(t, req.links)
 	require.Contains(t, req.problem, "send at most 10 per message")
-	require.Contains(t, r.parseMessage(msg("hello there", "private"), testBot).problem, "Send me a link")
+	require.Contains(t, r.parseMessage(msg("hello there", "private"), testBot, langEN).problem, "Send me a link")
 }
 
 func TestRegistryValidatesCallbacks(t *testing.T) {
@@ -207,7 +212,7 @@ func TestRenderList(t *testing.T) {
 			Summary: "Author：第" + string(rune('1'+i)) + "条\n帖子 😀 [图片]"})
 	}
 	items[2].SourceURL = ""
-	m := renderList(items, 2, true)
+	m := renderList(langEN, items, 2, true)
 	require.True(t, strings.HasPrefix(m.text, "📚 Your archive — page 2\n\n11. Author：第1条 帖子 😀 [图片]\n\n12. "), m.text)
 	require.Len(t, m.entities, 2, "a text link per item with a source")
 	for i, e := range m.entities {
@@ -221,8 +226,8 @@ func TestRenderList(t *testing.T) {
 	require.Len(t, m.kb.InlineKeyboard[2], 1, "no original button without a source")
 	require.Equal(t, "l:3:"+items[2].ID.String(), m.kb.InlineKeyboard[3][0].CallbackData)
 
-	require.Contains(t, renderList(nil, 1, false).text, "empty")
-	require.Nil(t, renderList(nil, 1, false).kb)
+	require.Contains(t, renderList(langEN, nil, 1, false).text, "empty")
+	require.Nil(t, renderList(langEN, nil, 1, false).kb)
 }
 
 func TestRenderDetailAndResult(t *testing.T) {
@@ -230,21 +235,21 @@ func TestRenderDetailAndResult(t *testing.T) {
 	at := time.Date(2026, 3, 1, 23, 0, 0, 0, time.UTC)
 	it := channelapi.Item{ID: uuid.New(), AuthorName: "Archivist", Text: "Hello\nworld", PublishedAt: &at,
 		SourceURL: "https://x.com/a/status/1", Media: []channelapi.Media{{Kind: "image"}, {Kind: "image"}, {Kind: "video"}}}
-	d := renderDetail(it)
+	d := renderDetail(langEN, it)
 	require.Len(t, d, 1)
 	require.Equal(t, "🆔 "+it.ID.String()+"\n👤 Archivist\n🕒 2026-03-02 07:00 (UTC+8)\n📎 2 photos · 1 video\n\nHello\nworld", d[0].text)
 	require.Equal(t, "https://x.com/a/status/1", d[0].kb.InlineKeyboard[0][0].URL)
 
 	it.PublishedAt = nil
-	require.NotContains(t, renderDetail(it)[0].text, "🕒", "unknown times are left out")
+	require.NotContains(t, renderDetail(langEN, it)[0].text, "🕒", "unknown times are left out")
 
 	del := channelapi.Delivery{ChatID: -100, Public: true, Item: &it}
-	kb := resultKeyboard(del)
+	kb := resultKeyboard(langEN, del)
 	require.Len(t, kb.InlineKeyboard[0], 2)
 	require.Equal(t, "s:"+it.ID.String(), kb.InlineKeyboard[0][1].CallbackData)
 	del.ChatID = 42
-	require.Len(t, resultKeyboard(del).InlineKeyboard[0], 1, "no save-too in private chats")
-	require.Contains(t, resultText(del, []string{"⚠️ note"}), "Hello\nworld\n\n🆔 "+it.ID.String()+"\n⚠️ note")
+	require.Len(t, resultKeyboard(langEN, del).InlineKeyboard[0], 1, "no save-too in private chats")
+	require.Contains(t, resultText(langEN, del, []string{"⚠️ note"}), "Hello\nworld\n\n🆔 "+it.ID.String()+"\n⚠️ note")
 }
 
 func TestMediaPlanning(t *testing.T) {

@@ -92,7 +92,7 @@ func (j *job) deliver(ctx context.Context) error {
 		return dl.failed(ctx, d.Error)
 	case channelapi.DeliveryReady:
 		if d.Item == nil {
-			return dl.failed(ctx, "the archived post is missing")
+			return dl.failed(ctx, j.lang.t("result.missing"))
 		}
 		return dl.ready(ctx)
 	}
@@ -105,7 +105,7 @@ func (dl *delivery) save(ctx context.Context) error { return dl.j.saveProgress(c
 // changed, and looks again shortly.
 func (dl *delivery) pending(ctx context.Context) error {
 	d := dl.d
-	text := statusText(d.InputURL, d.Progress)
+	text := statusText(dl.j.lang, d.InputURL, progressText(dl.j.lang, d))
 	if d.StatusMessageID != 0 && text != dl.p.StatusText && (dl.p.StatusText != "" || d.Progress != "") {
 		err := dl.j.ch.editText(ctx, d.ChatID, d.StatusMessageID, outMessage{text: text})
 		if err != nil && !isMessageGone(err) {
@@ -125,7 +125,7 @@ func (dl *delivery) failed(ctx context.Context, reason string) error {
 		return nil
 	}
 	d := dl.d
-	text := "❌ Could not archive " + d.InputURL
+	text := dl.j.lang.t("status.failed", d.InputURL)
 	if reason != "" {
 		text += "\n" + reason
 	}
@@ -189,7 +189,7 @@ func (dl *delivery) ready(ctx context.Context) error {
 				return dl.textOnly(ctx)
 			}
 		}
-		caption, rest := splitCaption(resultText(dl.d, dl.notes()))
+		caption, rest := splitCaption(resultText(dl.j.lang, dl.d, dl.notes()))
 		if err := dl.sendRest(ctx, append([]string{caption}, rest...)); err != nil {
 			return err
 		}
@@ -230,15 +230,15 @@ func (dl *delivery) notes() []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("⚠️ %d media file(s) could not be sent here (too large or refused by Telegram); they are kept in your archive.", n)}
+	return []string{dl.j.lang.t("result.unsent", n)}
 }
 
 // textOnly puts the result into the status message (or a new message when
 // there is none), with the buttons, then any overflow as more messages.
 func (dl *delivery) textOnly(ctx context.Context) error {
 	d, p := dl.d, dl.p
-	parts := splitMessages(resultText(d, dl.notes()))
-	kb := resultKeyboard(d)
+	parts := splitMessages(resultText(dl.j.lang, d, dl.notes()))
+	kb := resultKeyboard(dl.j.lang, d)
 	if p.TextPartsSent == 0 {
 		m := outMessage{text: parts[0], kb: kb}
 		id := d.StatusMessageID
@@ -270,8 +270,8 @@ func (dl *delivery) textOnly(ctx context.Context) error {
 func (dl *delivery) single(ctx context.Context) (sent bool, err error) {
 	d, p := dl.d, dl.p
 	i := dl.nextSendable(p.MediaSent)
-	caption, _ := splitCaption(resultText(d, dl.notes()))
-	kb := resultKeyboard(d)
+	caption, _ := splitCaption(resultText(dl.j.lang, d, dl.notes()))
+	kb := resultKeyboard(dl.j.lang, d)
 	id, ok, err := dl.sendOne(ctx, i, caption, kb)
 	if err != nil {
 		return false, err
@@ -350,9 +350,9 @@ func (dl *delivery) albums(ctx context.Context) error {
 // buttons, then the rest.
 func (dl *delivery) text(ctx context.Context) error {
 	p := dl.p
-	parts := splitMessages(resultText(dl.d, dl.notes()))
+	parts := splitMessages(resultText(dl.j.lang, dl.d, dl.notes()))
 	if p.TextPartsSent == 0 {
-		kb := resultKeyboard(dl.d)
+		kb := resultKeyboard(dl.j.lang, dl.d)
 		id, err := dl.j.ch.sendText(ctx, dl.d.ChatID, dl.d.ReplyToMessageID, outMessage{text: parts[0], kb: kb})
 		if err != nil {
 			return err
@@ -752,4 +752,18 @@ func (s *mediaStream) Close() error {
 		return err
 	}
 	return nil
+}
+
+// progressText words a running capture's stage in l; a core that sends
+// no stage has its English description shown.
+func progressText(l locale, d channelapi.Delivery) string {
+	switch d.Stage {
+	case channelapi.StageQueued:
+		return l.t("progress.queued")
+	case channelapi.StageDownloading:
+		return l.t("progress.downloading", d.MediaIndex, d.MediaTotal)
+	case channelapi.StageSaving:
+		return l.t("progress.saving")
+	}
+	return d.Progress
 }

@@ -203,7 +203,12 @@ func TestPhotoPostArrivesAsOneAlbumThenTextWithButtons(t *testing.T) {
 	for _, c := range w.bot.Commands() {
 		names = append(names, c.Command)
 	}
-	require.Equal(t, []string{"start", "help", "list", "get", "delete", "usage", "token"}, names)
+	require.Equal(t, []string{"start", "help", "list", "get", "delete", "usage", "token", "web"}, names)
+	zh := w.bot.CommandsFor("zh")
+	require.Len(t, zh, len(names), "the menu in Chinese for Chinese clients")
+	require.Equal(t, "list", zh[2].Command)
+	require.Equal(t, "你的收藏，最新的在前，每页 10 条", zh[2].Description)
+	require.Equal(t, "your archive, newest first, 10 a page", w.bot.Commands()[2].Description)
 
 	// Sent by someone else, the same media goes by file_id, not uploaded
 	// again.

@@ -35,7 +35,7 @@ func (j *job) handleUpdate(ctx context.Context) error {
 	decodeProgress(j.w.Progress, &j.up)
 	switch u.Kind {
 	case channelapi.UpdateMessage:
-		req := j.ch.reg.parseMessage(*u, j.ch.me.Username)
+		req := j.ch.reg.parseMessage(*u, j.ch.me.Username, j.lang)
 		switch {
 		case req.cmd != nil:
 			return req.cmd.run(j, ctx, req.args)
@@ -47,7 +47,7 @@ func (j *job) handleUpdate(ctx context.Context) error {
 	case channelapi.UpdateCallback:
 		b, arg, err := j.ch.reg.parseCallback(u.CallbackData)
 		if err != nil {
-			return j.answerOnce(ctx, "This button no longer works.", true)
+			return j.answerOnce(ctx, j.lang.t("button.gone"), true)
 		}
 		return b.run(j, ctx, arg)
 	}
@@ -105,7 +105,7 @@ func (j *job) apologize(ctx context.Context) {
 	if u == nil || j.w.Kind != channelapi.WorkUpdate {
 		return
 	}
-	const sorry = "Sorry, something went wrong on my side and I could not handle that. Please try again later."
+	sorry := j.lang.t("sorry")
 	var err error
 	if u.Kind == channelapi.UpdateCallback {
 		err = j.ch.answer(ctx, u.CallbackID, sorry, true)
@@ -118,8 +118,9 @@ func (j *job) apologize(ctx context.Context) {
 }
 
 // userError turns an answer of core meant for the person into the text to
-// show; ok is false for other errors (which are retried).
-func userError(err error) (string, bool) {
+// show in l: the catalog's line for its code around core's explanation;
+// ok is false for other errors (which are retried).
+func userError(l locale, err error) (string, bool) {
 	var e *channelapi.Error
 	if !errors.As(err, &e) {
 		return "", false
@@ -127,66 +128,81 @@ func userError(err error) (string, bool) {
 	msg := strings.TrimSpace(e.Message)
 	switch e.Code {
 	case channelapi.CodeQuota:
-		return "💾 " + msg, true
+		return l.t("err.quota", msg), true
 	case channelapi.CodeLimit:
+		s := l.t("err.limit", msg)
 		if e.RetryAfterSeconds > 0 && !strings.Contains(strings.ToLower(msg), "try again") {
-			msg += fmt.Sprintf(" You can try again in %s.", formatWait(e.RetryAfterSeconds))
+			s += l.t("err.retry", formatWait(l, e.RetryAfterSeconds))
 		}
-		return "⏱ " + msg, true
+		return s, true
 	case channelapi.CodeTenantNotActive:
-		return "⏳ " + msg, true
+		return l.t("err.not_active", msg), true
 	case channelapi.CodeUnsupported:
-		return "🚫 " + msg, true
-	case channelapi.CodeNotFound, channelapi.CodeInvalid, channelapi.CodeForbidden:
-		return "⚠️ " + msg, true
+		return l.t("err.unsupported", msg), true
+	case channelapi.CodeNotFound:
+		return l.t("err.not_found", msg), true
+	case channelapi.CodeInvalid:
+		return l.t("err.invalid", msg), true
+	case channelapi.CodeForbidden:
+		return l.t("err.forbidden", msg), true
 	}
 	return "", false
 }
 
 // Commands.
 
-func (j *job) cmdStart(ctx context.Context, _ []string) error {
+func (j *job) cmdStart(ctx context.Context, args []string) error {
 	u := j.w.Update
+	if len(args) == 1 && args[0] == startWeb && u.ChatType == string(models.ChatTypePrivate) {
+		// The web library's sign-in page links t.me/<bot>?start=web:
+		// the person lands here and gets their sign-in link at once.
+		return j.cmdWeb(ctx, nil)
+	}
 	var b strings.Builder
 	name := u.From.DisplayName
 	if name == "" {
-		name = "there"
+		name = j.lang.t("start.there")
 	}
-	fmt.Fprintf(&b, "👋 Hi %s! I keep an archive of posts for you.\n\n", name)
+	b.WriteString(j.lang.t("start.hi", name))
 	switch j.w.Tenant.Status {
 	case "pending":
-		b.WriteString("⏳ Your account awaits approval by the operator of this Monitor; I can archive links once it is approved.\n\n")
-	case "disabled", "archived":
-		b.WriteString("⛔ Your account is " + j.w.Tenant.Status + "; ask the operator of this Monitor.\n\n")
+		b.WriteString(j.lang.t("start.pending"))
+	case "disabled":
+		b.WriteString(j.lang.t("start.disabled"))
+	case "archived":
+		b.WriteString(j.lang.t("start.archived"))
 	}
-	b.WriteString(j.ch.reg.help(j.ch.me.Username))
+	b.WriteString(j.ch.reg.help(j.lang, j.ch.me.Username))
 	return j.reply(ctx, outMessage{text: b.String()})
 }
 
+// startWeb is the /start payload of the sign-in page's Telegram link.
+const startWeb = "web"
+
 func (j *job) cmdHelp(ctx context.Context, _ []string) error {
-	return j.reply(ctx, outMessage{text: j.ch.reg.help(j.ch.me.Username)})
+	return j.reply(ctx, outMessage{text: j.ch.reg.help(j.lang, j.ch.me.Username)})
 }
 
 func (j *job) cmdList(ctx context.Context, _ []string) error {
 	page, err := j.ch.core.List(ctx, j.w.ID, channelapi.ListRequest{Owner: j.ch.owner, Limit: pageSize})
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.reply(ctx, outMessage{text: msg})
 	}
 	if err != nil {
 		return err
 	}
-	return j.reply(ctx, renderList(page.Items, 1, page.More))
+	return j.reply(ctx, renderList(j.lang, page.Items, 1, page.More))
 }
 
 func (j *job) cmdGet(ctx context.Context, args []string) error {
 	it, err := j.ch.core.Get(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: args[0]})
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.reply(ctx, outMessage{text: msg})
 	}
 	if err != nil {
 		return err
 	}
-	return j.reply(ctx, renderDetail(it)...)
+	return j.reply(ctx, renderDetail(j.lang, it)...)
 }
 
 func (j *job) cmdDelete(ctx context.Context, args []string) error {
@@ -194,13 +210,13 @@ func (j *job) cmdDelete(ctx context.Context, args []string) error {
 		return nil
 	}
 	r, err := j.ch.core.Delete(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: args[0]})
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.reply(ctx, outMessage{text: msg})
 	}
 	if err != nil {
 		return err
 	}
-	return j.reply(ctx, outMessage{text: fmt.Sprintf("🗑 Removed %s from your archive. Anyone else who saved it keeps their copy.", r.ID)})
+	return j.reply(ctx, outMessage{text: j.lang.t("delete.done", r.ID)})
 }
 
 func (j *job) cmdUsage(ctx context.Context, _ []string) error {
@@ -208,13 +224,13 @@ func (j *job) cmdUsage(ctx context.Context, _ []string) error {
 		return nil
 	}
 	u, err := j.ch.core.Usage(ctx, j.w.ID, j.ch.owner)
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.reply(ctx, outMessage{text: msg})
 	}
 	if err != nil {
 		return err
 	}
-	return j.reply(ctx, outMessage{text: renderUsage(u)})
+	return j.reply(ctx, outMessage{text: renderUsage(j.lang, u)})
 }
 
 func (j *job) cmdToken(ctx context.Context, _ []string) error {
@@ -222,16 +238,41 @@ func (j *job) cmdToken(ctx context.Context, _ []string) error {
 		return nil // a token is shown once; a retry never makes another
 	}
 	t, err := j.ch.core.Token(ctx, j.w.ID, j.ch.owner)
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.reply(ctx, outMessage{text: msg})
 	}
 	if err != nil {
 		return err
 	}
-	head := "🔑 Your REST API token " + t.Name + " (shown only this once; keep it secret):\n\n"
-	tail := "\n\nSend it as the header  Authorization: Bearer <token>."
+	head := j.lang.t("token.head", t.Name)
+	tail := j.lang.t("token.tail")
 	ents := []models.MessageEntity{{Type: models.MessageEntityTypeCode, Offset: utf16Len(head), Length: utf16Len(t.Token)}}
 	return j.reply(ctx, outMessage{text: head + t.Token + tail, entities: ents})
+}
+
+// cmdWeb answers with a one-use sign-in link to the web library (private
+// chats only: the registry refuses it elsewhere, and so does core).
+func (j *job) cmdWeb(ctx context.Context, _ []string) error {
+	if j.up.PartsSent > 0 {
+		return nil // a link is sent once; a retry never makes another
+	}
+	link, err := j.ch.core.LoginLink(ctx, j.w.ID, j.ch.owner)
+	if msg, ok := userError(j.lang, err); ok {
+		return j.reply(ctx, outMessage{text: msg})
+	}
+	if err != nil {
+		return err
+	}
+	head := j.lang.t("web.head")
+	text := head + link.URL + j.lang.t("web.tail", formatWait(j.lang, link.ValidSeconds))
+	m := outMessage{text: text}
+	if isWebURL(link.URL) {
+		// Marked as a link, since Telegram does not recognise every address
+		// (a bare IP or a host without a dot) as one; never as a button,
+		// which Telegram refuses for such addresses.
+		m.entities = []models.MessageEntity{{Type: models.MessageEntityTypeURL, Offset: utf16Len(head), Length: utf16Len(link.URL)}}
+	}
+	return j.reply(ctx, m)
 }
 
 // capture archives each link: a status message first (kept in the
@@ -251,7 +292,7 @@ func (j *job) capture(ctx context.Context, links []string) error {
 		}
 		status := j.up.Statuses[link]
 		if status == 0 {
-			id, err := j.ch.sendText(ctx, u.ChatID, j.replyTo(), outMessage{text: statusText(link, "")})
+			id, err := j.ch.sendText(ctx, u.ChatID, j.replyTo(), outMessage{text: statusText(j.lang, link, "")})
 			if err != nil {
 				return err
 			}
@@ -267,14 +308,14 @@ func (j *job) capture(ctx context.Context, links []string) error {
 		if wait, ok := shortLimit(err); ok {
 			// One link every N seconds: the rest of the message waits its
 			// turn instead of being refused.
-			note := outMessage{text: statusText(link, fmt.Sprintf("queued: your account archives one link at a time, next in %s", formatWait(wait)))}
+			note := outMessage{text: statusText(j.lang, link, j.lang.t("status.queued", formatWait(j.lang, wait)))}
 			if err := j.ch.editText(ctx, u.ChatID, status, note); err != nil && !isMessageGone(err) {
 				return err
 			}
 			return &deferWork{after: time.Duration(wait) * time.Second, reason: "the account's submit interval"}
 		}
-		if msg, ok := userError(err); ok {
-			refusal := outMessage{text: "❌ Could not archive " + link + "\n" + msg}
+		if msg, ok := userError(j.lang, err); ok {
+			refusal := outMessage{text: j.lang.t("status.failed", link) + "\n" + msg}
 			err := j.ch.editText(ctx, u.ChatID, status, refusal)
 			if isMessageGone(err) {
 				_, err = j.ch.sendText(ctx, u.ChatID, j.replyTo(), refusal)
@@ -308,8 +349,8 @@ func shortLimit(err error) (seconds int, ok bool) {
 }
 
 // statusText is the status message while a link is archived.
-func statusText(link, progress string) string {
-	s := "⏳ Archiving " + link + "…"
+func statusText(l locale, link, progress string) string {
+	s := l.t("status.archiving", link)
 	if progress != "" {
 		s += "\n" + progress
 	}
@@ -321,7 +362,7 @@ func statusText(link, progress string) string {
 // btnView shows a saved item in a new message.
 func (j *job) btnView(ctx context.Context, arg string) error {
 	it, err := j.ch.core.Get(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: arg})
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.answerOnce(ctx, msg, true)
 	}
 	if err != nil {
@@ -330,7 +371,7 @@ func (j *job) btnView(ctx context.Context, arg string) error {
 	if err := j.answerOnce(ctx, "", false); err != nil {
 		return err
 	}
-	return j.reply(ctx, renderDetail(it)...)
+	return j.reply(ctx, renderDetail(j.lang, it)...)
 }
 
 // btnPage turns the pressed /list message to another page, in place.
@@ -341,13 +382,13 @@ func (j *job) btnPage(ctx context.Context, arg string) error {
 	u := j.w.Update
 	page, after, _ := parsePageArg(arg)
 	r, err := j.ch.core.List(ctx, j.w.ID, channelapi.ListRequest{Owner: j.ch.owner, After: &after, Limit: pageSize})
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.answerOnce(ctx, msg, true)
 	}
 	if err != nil {
 		return err
 	}
-	m := renderList(r.Items, page, r.More)
+	m := renderList(j.lang, r.Items, page, r.More)
 	err = j.ch.editText(ctx, u.ChatID, u.MessageID, m)
 	if isMessageGone(err) {
 		if err := j.answerOnce(ctx, "", false); err != nil {
@@ -374,7 +415,7 @@ func (j *job) btnPage(ctx context.Context, arg string) error {
 // answers only with a toast.
 func (j *job) btnSave(ctx context.Context, arg string) error {
 	r, err := j.ch.core.Save(ctx, j.w.ID, channelapi.ItemRequest{Owner: j.ch.owner, ID: arg})
-	if msg, ok := userError(err); ok {
+	if msg, ok := userError(j.lang, err); ok {
 		return j.answerOnce(ctx, msg, true)
 	}
 	if err != nil {
@@ -382,15 +423,15 @@ func (j *job) btnSave(ctx context.Context, arg string) error {
 	}
 	switch r.Result {
 	case channelapi.SaveSaved:
-		return j.answerOnce(ctx, "✅ Saved to your archive.", false)
+		return j.answerOnce(ctx, j.lang.t("save.saved"), false)
 	case channelapi.SaveAlready:
-		return j.answerOnce(ctx, "Already in your archive.", false)
+		return j.answerOnce(ctx, j.lang.t("save.already"), false)
 	default:
 		reason := r.Reason
 		if reason == "" {
-			reason = "it cannot be saved"
+			reason = j.lang.t("save.refused_default")
 		}
-		return j.answerOnce(ctx, "❌ Not saved: "+reason, true)
+		return j.answerOnce(ctx, j.lang.t("save.refused", reason), true)
 	}
 }
 

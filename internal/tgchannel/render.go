@@ -3,6 +3,7 @@ package tgchannel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
@@ -30,12 +31,12 @@ func itemSummary(it channelapi.Item) string {
 // renderList is one /list page: numbered one-line summaries linked to
 // their sources with a blank line between them, and per item a "view" and
 // an "original" button; a "next page" button when there is more.
-func renderList(items []channelapi.Item, page int, more bool) outMessage {
+func renderList(l locale, items []channelapi.Item, page int, more bool) outMessage {
 	if len(items) == 0 {
 		if page <= 1 {
-			return outMessage{text: "📚 Your archive is empty. Send me a link to archive a post."}
+			return outMessage{text: l.t("list.empty")}
 		}
-		return outMessage{text: "📚 No more items."}
+		return outMessage{text: l.t("list.no_more")}
 	}
 	var b strings.Builder
 	var ents []models.MessageEntity
@@ -45,27 +46,27 @@ func renderList(items []channelapi.Item, page int, more bool) outMessage {
 		units += utf16Len(s)
 	}
 	kb := &keyboard{}
-	write(fmt.Sprintf("📚 Your archive — page %d\n", page))
+	write(l.t("list.head", page))
 	for i, it := range items {
 		n := (page-1)*pageSize + i + 1
 		write(fmt.Sprintf("\n%d. ", n))
 		s := foldSummary(itemSummary(it))
 		if s == "" {
-			s = "(no text)"
+			s = l.t("list.no_text")
 		}
 		if isWebURL(it.SourceURL) {
 			ents = append(ents, models.MessageEntity{Type: models.MessageEntityTypeTextLink, Offset: units, Length: utf16Len(s), URL: it.SourceURL})
 		}
 		write(s + "\n")
-		row := []kbButton{{Text: fmt.Sprintf("👁 View %d", n), CallbackData: callbackData(btnView, it.ID)}}
+		row := []kbButton{{Text: l.t("list.view", n), CallbackData: callbackData(btnView, it.ID)}}
 		if isWebURL(it.SourceURL) {
-			row = append(row, kbButton{Text: fmt.Sprintf("🔗 Original %d", n), URL: it.SourceURL})
+			row = append(row, kbButton{Text: l.t("list.original", n), URL: it.SourceURL})
 		}
 		kb.InlineKeyboard = append(kb.InlineKeyboard, row)
 	}
 	if more {
 		last := items[len(items)-1].ID
-		kb.InlineKeyboard = append(kb.InlineKeyboard, []kbButton{{Text: "Next page ▶", CallbackData: pageData(int16(min(page+1, math.MaxInt16)), last)}})
+		kb.InlineKeyboard = append(kb.InlineKeyboard, []kbButton{{Text: l.t("list.next"), CallbackData: pageData(int16(min(page+1, math.MaxInt16)), last)}})
 	}
 	return outMessage{text: strings.TrimRight(b.String(), "\n"), entities: ents, kb: kb}
 }
@@ -73,7 +74,7 @@ func renderList(items []channelapi.Item, page int, more bool) outMessage {
 // renderDetail shows a saved item: its id, author, publication time in
 // UTC+8 (left out when unknown), media and text, with an "original"
 // button on the first message.
-func renderDetail(it channelapi.Item) []outMessage {
+func renderDetail(l locale, it channelapi.Item) []outMessage {
 	var b strings.Builder
 	fmt.Fprintf(&b, "🆔 %s\n", it.ID)
 	if it.AuthorName != "" {
@@ -82,7 +83,7 @@ func renderDetail(it channelapi.Item) []outMessage {
 	if t := formatTime(it.PublishedAt); t != "" {
 		fmt.Fprintf(&b, "🕒 %s\n", t)
 	}
-	if m := mediaLine(it.Media); m != "" {
+	if m := mediaLine(l, it.Media); m != "" {
 		fmt.Fprintf(&b, "📎 %s\n", m)
 	}
 	text := it.Text
@@ -98,22 +99,18 @@ func renderDetail(it channelapi.Item) []outMessage {
 		out[i] = outMessage{text: p}
 	}
 	if isWebURL(it.SourceURL) {
-		out[0].kb = &keyboard{InlineKeyboard: [][]kbButton{{{Text: "🔗 Original", URL: it.SourceURL}}}}
+		out[0].kb = &keyboard{InlineKeyboard: [][]kbButton{{{Text: l.t("item.original"), URL: it.SourceURL}}}}
 	}
 	return out
 }
 
 // mediaLine counts media by kind: "2 photos · 1 video".
-func mediaLine(media []channelapi.Media) string {
+func mediaLine(l locale, media []channelapi.Media) string {
 	order := []string{"image", "video", "gif", "audio", "document"}
-	names := map[string][2]string{
-		"image": {"photo", "photos"}, "video": {"video", "videos"}, "gif": {"GIF", "GIFs"},
-		"audio": {"audio file", "audio files"}, "document": {"file", "files"},
-	}
 	counts := map[string]int{}
 	for _, m := range media {
 		k := m.Kind
-		if _, ok := names[k]; !ok {
+		if !slices.Contains(order, k) {
 			k = "document"
 		}
 		counts[k]++
@@ -122,35 +119,35 @@ func mediaLine(media []channelapi.Media) string {
 	for _, k := range order {
 		switch n := counts[k]; {
 		case n == 1:
-			parts = append(parts, "1 "+names[k][0])
+			parts = append(parts, l.t("media."+k+".one"))
 		case n > 1:
-			parts = append(parts, fmt.Sprintf("%d %s", n, names[k][1]))
+			parts = append(parts, l.t("media."+k+".many", n))
 		}
 	}
 	return strings.Join(parts, " · ")
 }
 
 // renderUsage answers /usage.
-func renderUsage(u channelapi.UsageReply) string {
+func renderUsage(l locale, u channelapi.UsageReply) string {
 	var b strings.Builder
 	if u.QuotaBytes != nil {
-		fmt.Fprintf(&b, "💾 Storage: %s of %s used", config.FormatBytes(u.UsedBytes), config.FormatBytes(*u.QuotaBytes))
+		b.WriteString(l.t("usage.quota", config.FormatBytes(u.UsedBytes), config.FormatBytes(*u.QuotaBytes)))
 	} else {
-		fmt.Fprintf(&b, "💾 Storage: %s used (no quota)", config.FormatBytes(u.UsedBytes))
+		b.WriteString(l.t("usage.no_quota", config.FormatBytes(u.UsedBytes)))
 	}
 	if u.ReservedBytes > 0 {
-		fmt.Fprintf(&b, ", %s reserved for captures in progress", config.FormatBytes(u.ReservedBytes))
+		b.WriteString(l.t("usage.reserved", config.FormatBytes(u.ReservedBytes)))
 	}
-	fmt.Fprintf(&b, "\n📚 Saved items: %d\n📅 Links sent today: %d", u.Collections, u.SubmittedToday)
+	b.WriteString(l.t("usage.counts", u.Collections, u.SubmittedToday))
 	if u.DailyLimit > 0 {
-		fmt.Fprintf(&b, " of %d a day", u.DailyLimit)
+		b.WriteString(l.t("usage.daily", u.DailyLimit))
 	}
 	return b.String()
 }
 
 // resultText is a delivered post: author, text, then when it was
 // published, its id and any notes.
-func resultText(d channelapi.Delivery, notes []string) string {
+func resultText(l locale, d channelapi.Delivery, notes []string) string {
 	it := d.Item
 	var b strings.Builder
 	if it.AuthorName != "" {
@@ -164,9 +161,9 @@ func resultText(d channelapi.Delivery, notes []string) string {
 	}
 	b.WriteString("🆔 " + it.ID.String())
 	if d.CaptureState == "partial" {
-		note := "⚠️ Archived in part"
+		note := l.t("result.partial")
 		if d.Error != "" {
-			note += ": " + d.Error
+			note = l.t("result.partial_why", d.Error)
 		}
 		b.WriteString("\n" + note)
 	}
@@ -178,13 +175,13 @@ func resultText(d channelapi.Delivery, notes []string) string {
 
 // resultKeyboard: the original post, and in groups "save too" on public
 // results, so that others can keep them as well.
-func resultKeyboard(d channelapi.Delivery) *keyboard {
+func resultKeyboard(l locale, d channelapi.Delivery) *keyboard {
 	var row []kbButton
 	if isWebURL(d.Item.SourceURL) {
-		row = append(row, kbButton{Text: "🔗 Original", URL: d.Item.SourceURL})
+		row = append(row, kbButton{Text: l.t("item.original"), URL: d.Item.SourceURL})
 	}
 	if d.Public && d.ChatID < 0 {
-		row = append(row, kbButton{Text: "📥 Save too (我也要存)", CallbackData: callbackData(btnSave, d.Item.ID)})
+		row = append(row, kbButton{Text: l.t("item.save_too"), CallbackData: callbackData(btnSave, d.Item.ID)})
 	}
 	if len(row) == 0 {
 		return nil

@@ -1,7 +1,6 @@
 package tgchannel
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -113,8 +112,8 @@ func splitMessages(text string) []string {
 	return out
 }
 
-// mediaMarkers matches the media markers an adapter appends to a summary,
-// such as " [图片][视频]".
+// mediaMarkers matches the media markers at the end of a summary as core
+// renders them, such as " [图片][视频]" or " [photo][video]".
 var mediaMarkers = regexp.MustCompile(`(?:\s*\[[^\[\]\s]{1,8}\])+$`)
 
 // foldSummary makes a one-line summary of at most summaryRunes
@@ -160,20 +159,20 @@ func formatTime(t *time.Time) string {
 	return t.In(utc8).Format("2006-01-02 15:04") + " (UTC+8)"
 }
 
-// formatWait says how long until something lifts, for people.
-func formatWait(seconds int) string {
+// formatWait says how long until something lifts, for people, in l.
+func formatWait(l locale, seconds int) string {
 	d := time.Duration(seconds) * time.Second
 	switch {
 	case d < time.Minute:
-		return fmt.Sprintf("%d s", seconds)
+		return l.t("wait.s", seconds)
 	case d < time.Hour:
-		return fmt.Sprintf("%d min", (seconds+59)/60)
+		return l.t("wait.min", (seconds+59)/60)
 	default:
 		h := seconds / 3600
 		m := (seconds%3600 + 59) / 60
 		if m == 0 {
-			return fmt.Sprintf("%d h", h)
+			return l.t("wait.h", h)
 		}
-		return fmt.Sprintf("%d h %d min", h, m)
+		return l.t("wait.hmin", h, m)
 	}
 }

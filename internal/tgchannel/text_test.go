@@ -115,8 +115,8 @@ func TestFormatTimeUTC8(t *testing.T) {
 
 func TestFormatHelpers(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "30 s", formatWait(30))
-	require.Equal(t, "2 min", formatWait(61))
-	require.Equal(t, "1 h 1 min", formatWait(3601))
-	require.Equal(t, "2 h", formatWait(7200))
+	require.Equal(t, "30 s", formatWait(langEN, 30))
+	require.Equal(t, "2 min", formatWait(langEN, 61))
+	require.Equal(t, "1 h 1 min", formatWait(langEN, 3601))
+	require.Equal(t, "2 h", formatWait(langEN, 7200))
 }

@@ -148,13 +148,20 @@ func (ch *channel) start(ctx context.Context) error {
 	if ch.me.Username == "" {
 		return errors.New("telegram: getMe returned a bot without a username")
 	}
-	err := ch.tg.call(ctx, 0, false, callTimeout, func(ctx context.Context) error {
-		_, err := ch.tg.bot.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: ch.reg.menu()})
-		return err
-	})
-	if err != nil {
-		// The menu is a convenience; commands work without it.
-		ch.log.Warn("setMyCommands failed", "error", err)
+	// The menu in English for everyone, and in Chinese for clients set to
+	// Chinese (Telegram matches "zh" to every zh-… language_code).
+	for _, m := range []struct {
+		code string
+		l    locale
+	}{{"", langEN}, {"zh", langZH}} {
+		err := ch.tg.call(ctx, 0, false, callTimeout, func(ctx context.Context) error {
+			_, err := ch.tg.bot.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: ch.reg.menu(m.l), LanguageCode: m.code})
+			return err
+		})
+		if err != nil {
+			// The menu is a convenience; commands work without it.
+			ch.log.Warn("setMyCommands failed", "language_code", m.code, "error", err)
+		}
 	}
 	wait.reset()
 	for {

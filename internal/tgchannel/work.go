@@ -109,7 +109,7 @@ func (ch *channel) workLoop(ctx context.Context) {
 // runWork handles one claimed item under a renewed lease, once its turn
 // in the chat has come, and ends it.
 func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
-	j := &job{ch: ch, w: w, log: ch.log.With("work", w.ID, "kind", w.Kind, "attempt", w.Attempts)}
+	j := &job{ch: ch, w: w, log: ch.log.With("work", w.ID, "kind", w.Kind, "attempt", w.Attempts), lang: workLocale(w)}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := make(chan struct{})
@@ -281,10 +281,20 @@ func seconds(d time.Duration) int {
 
 // job is one claimed item being handled.
 type job struct {
-	ch  *channel
-	w   channelapi.Work
-	log *slog.Logger
-	up  updateProgress // update items
+	ch   *channel
+	w    channelapi.Work
+	log  *slog.Logger
+	lang locale         // what to speak to the item's person
+	up   updateProgress // update items
+}
+
+// workLocale is the language of a work item's person.
+func workLocale(w channelapi.Work) locale {
+	code := ""
+	if w.Update != nil {
+		code = w.Update.From.Language
+	}
+	return localeOf(w.Language, code)
 }
 
 // saveProgress replaces the item's progress document.

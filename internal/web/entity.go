@@ -91,7 +91,7 @@ type Entity struct {
 	Media []Media
 	// AlbumIncomplete: t.me did not show every member of the album.
 	AlbumIncomplete bool
-	Counts          []Count
+	Counts          []Counter
 	ReplyTo         *Ref
 	ForwardedFrom   *Ref
 	Community       *Ref
@@ -102,15 +102,16 @@ type Entity struct {
 	Posts []*Entity
 }
 
-// Count is one counter of an entity (likes, views, subscribers).
-type Count struct {
+// Counter is one counter of an entity (likes, views, subscribers), named
+// by a catalog key so the template says it in the page's language.
+type Counter struct {
 	// Key is the catalog key of the counter's name (count.likes, …).
 	Key string
 	N   int64
 }
 
 // Number is the count with thousands separators: 12,345.
-func (c Count) Number() string { return groupDigits(c.N) }
+func (c Counter) Number() string { return groupDigits(c.N) }
 
 // Ref points at another post or account: a reply's parent, a forward's
 // source, a community.
@@ -230,7 +231,7 @@ func withPosters(media []Media, posters []Resource) []Media {
 	out := append([]Media(nil), media...)
 	var videos []int
 	for i, m := range out {
-		if m.Kind == "video" || m.Kind == "gif" {
+		if isVideo(m.Mime) { // the rule of AttachPosters
 			videos = append(videos, i)
 		}
 	}
@@ -502,11 +503,11 @@ func (g *Graph) telegramChannel(e *GraphEntity) *Entity {
 }
 
 // counts keeps the counters the upstream gave (nil: it did not say).
-func counts(keys []string, ns ...*int64) []Count {
-	var out []Count
+func counts(keys []string, ns ...*int64) []Counter {
+	var out []Counter
 	for i, n := range ns {
 		if n != nil {
-			out = append(out, Count{Key: keys[i], N: *n})
+			out = append(out, Counter{Key: keys[i], N: *n})
 		}
 	}
 	return out

@@ -22,7 +22,7 @@ type catalog map[string]message
 
 func newCatalog() catalog {
 	c := catalog{}
-	for _, part := range []catalog{layoutMessages(), signinMessages(), itemMessages()} {
+	for _, part := range []catalog{layoutMessages(), signinMessages(), buildMessages(), itemMessages()} {
 		for k, m := range part {
 			if _, dup := c[k]; dup {
 				panic("web: message key " + k + " defined twice")

@@ -177,6 +177,7 @@ func TestItemPageInTheBrowser(t *testing.T) {
 	eval(`document.querySelector("video").duration`, &duration)
 	require.InDelta(t, 2.0, duration, 0.3, "the browser read the real file's duration")
 	require.Equal(t, "metadata", attr(t, eval, "video", "preload"))
+	require.True(t, strings.HasPrefix(attr(t, eval, "video", "poster"), "/v1/media/"), "the archived thumbnail is the poster")
 	shoot(t, ctx, run, "item-video")
 
 	// The album: three images, in the stored order, each loaded.

@@ -89,6 +89,9 @@ type SiteInfo struct {
 type PostList struct {
 	Heading string
 	Intro   string
+	// Profile is the author's or channel's header on an author page, when
+	// the archive has their profile.
+	Profile *Profile
 	Posts   []*Post
 	Prev    string
 	Next    string
@@ -151,8 +154,8 @@ type Media struct {
 	Width     int
 	Height    int
 	Sensitive bool
-	// Poster is the path of a video's still frame from the site root
-	// ("" : none), shown before it plays.
+	// Poster is the path of a video's still frame from the site root (""
+	// when none); pages show it before the video plays.
 	Poster string
 	// ID makes the reveal control of a sensitive media unique on its page.
 	ID string

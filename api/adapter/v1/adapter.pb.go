@@ -1123,7 +1123,9 @@ type Display struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Text     string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	TextKind TextKind               `protobuf:"varint,2,opt,name=text_kind,json=textKind,proto3,enum=monitor.adapter.v1.TextKind" json:"text_kind,omitempty"`
-	// summary is one line, e.g. "Author：text [图片][视频]".
+	// summary is one line, e.g. "Author：text ⟦image⟧⟦video⟧": the media
+	// markers at its end are locale-neutral (⟦image⟧ ⟦video⟧ ⟦audio⟧ ⟦file⟧,
+	// back to back after one space); core renders them per reader.
 	Summary       string                 `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
 	AuthorName    string                 `protobuf:"bytes,4,opt,name=author_name,json=authorName,proto3" json:"author_name,omitempty"`
 	PublishedAt   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`

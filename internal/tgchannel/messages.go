@@ -1,0 +1,187 @@
+package tgchannel
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/monitorhq/monitor/internal/channelapi"
+)
+
+// locale is the language the bot speaks to one person: channelapi's
+// LangEnglish or LangChinese.
+type locale string
+
+const (
+	langEN locale = channelapi.LangEnglish
+	langZH locale = channelapi.LangChinese
+)
+
+// locales are the languages of the catalog; the first is the default.
+var locales = []locale{langEN, langZH}
+
+// localeOf is the work item's language as core resolved it (the person's
+// setting, else their client's), or, from a core that sends none, the one
+// the client reports (Telegram's language_code: zh, zh-hans, zh-TW… are
+// Chinese; anything else English).
+func localeOf(language, code string) locale {
+	switch locale(language) {
+	case langEN, langZH:
+		return locale(language)
+	}
+	primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(code)), "-")
+	if primary == "zh" {
+		return langZH
+	}
+	return langEN
+}
+
+// t is the catalog's text for key in l, formatted with args like
+// fmt.Sprintf; an unknown key (a bug the catalog test catches) shows as
+// the key.
+func (l locale) t(key string, args ...any) string {
+	m, ok := catalog[key]
+	if !ok {
+		return key
+	}
+	s, ok := m[l]
+	if !ok {
+		s = m[langEN]
+	}
+	if len(args) == 0 {
+		return s
+	}
+	return fmt.Sprintf(s, args...)
+}
+
+// catalog holds every text the bot sends, in English and Simplified
+// Chinese: key → locale → text. Both languages have every key with the
+// same formatting verbs in the same order (messages_test.go checks). It is
+// never written to.
+var catalog = map[string]map[locale]string{
+	// The command menu (setMyCommands) and /help.
+	"cmd.start":  {langEN: "what this bot does", langZH: "这个机器人能做什么"},
+	"cmd.help":   {langEN: "the commands", langZH: "命令列表"},
+	"cmd.list":   {langEN: "your archive, newest first, 10 a page", langZH: "你的收藏，最新的在前，每页 10 条"},
+	"cmd.get":    {langEN: "show a saved item", langZH: "查看一条收藏"},
+	"cmd.delete": {langEN: "remove a saved item from your archive", langZH: "从你的收藏中删除一条"},
+	"cmd.usage":  {langEN: "storage used, quota and today's submissions", langZH: "已用空间、配额和今天提交的链接"},
+	"cmd.token":  {langEN: "create a REST API token (private chat only)", langZH: "创建 REST API 令牌（仅限私聊）"},
+	"cmd.web":    {langEN: "a one-use sign-in link to your web library (private chat only)", langZH: "网页收藏库的一次性登录链接（仅限私聊）"},
+	"help.intro": {
+		langEN: "Send me a link to a post — an X post or profile, a public Telegram channel post — and I archive its text and media and send it back.\n\n",
+		langZH: "发给我一个帖子链接（X 的帖子或主页、公开 Telegram 频道的帖子），我会存档它的文字和媒体，再发回给你。\n\n",
+	},
+	"help.group": {
+		langEN: "\nIn a group, mention me (@%s) with the link, or address commands to me: /list@%s.",
+		langZH: "\n在群组里，请连同链接提到我（@%s），或把命令发给我：/list@%s。",
+	},
+
+	// Reading a message.
+	"parse.other_bot":    {langEN: "That command is meant for another bot.", langZH: "这条命令是发给另一个机器人的。"},
+	"parse.unknown":      {langEN: "I don't know /%s. /help lists what I can do.", langZH: "我不认识 /%s。发送 /help 查看我能做什么。"},
+	"parse.private_only": {langEN: "🔒 %s works only in a private chat with me (@%s): what it shows must stay secret.", langZH: "🔒 %s 只能在与我（@%s）的私聊中使用：它显示的内容必须保密。"},
+	"parse.usage":        {langEN: "Usage: %s — %s.", langZH: "用法：%s — %s。"},
+	"parse.bad_id": {
+		langEN: "%q is not an item id: use the id /list or a result shows (at least its first 8 characters).",
+		langZH: "%q 不是条目 ID：请使用 /list 或存档结果中显示的 ID（至少前 8 个字符）。",
+	},
+	"parse.too_many_links": {langEN: "That is %d links; send at most %d per message, please.", langZH: "这条消息有 %d 个链接；每条消息最多发送 %d 个。"},
+	"parse.nothing":        {langEN: "Send me a link to archive, or /help to see what I can do.", langZH: "发给我一个要存档的链接，或发送 /help 查看我能做什么。"},
+	"button.gone":          {langEN: "This button no longer works.", langZH: "这个按钮已经失效了。"},
+	"sorry": {
+		langEN: "Sorry, something went wrong on my side and I could not handle that. Please try again later.",
+		langZH: "抱歉，我这边出了问题，没能处理这条消息。请稍后再试。",
+	},
+
+	// Core's refusals, by code; %s is core's own explanation.
+	"err.quota":       {langEN: "💾 %s", langZH: "💾 存储空间不够了。（%s）"},
+	"err.limit":       {langEN: "⏱ %s", langZH: "⏱ 已达到账户的限制。（%s）"},
+	"err.retry":       {langEN: " You can try again in %s.", langZH: "%s后可以再试。"},
+	"err.not_active":  {langEN: "⏳ %s", langZH: "⏳ 你的账户目前不可用。（%s）"},
+	"err.unsupported": {langEN: "🚫 %s", langZH: "🚫 这个链接无法存档。（%s）"},
+	"err.not_found":   {langEN: "⚠️ %s", langZH: "⚠️ 没有找到。（%s）"},
+	"err.invalid":     {langEN: "⚠️ %s", langZH: "⚠️ 请求无效。（%s）"},
+	"err.forbidden":   {langEN: "⚠️ %s", langZH: "⚠️ 不能这样做。（%s）"},
+
+	// /start.
+	"start.hi":    {langEN: "👋 Hi %s! I keep an archive of posts for you.\n\n", langZH: "👋 你好，%s！我会为你保存帖子的存档。\n\n"},
+	"start.there": {langEN: "there", langZH: "朋友"},
+	"start.pending": {
+		langEN: "⏳ Your account awaits approval by the operator of this Monitor; I can archive links once it is approved.\n\n",
+		langZH: "⏳ 你的账户正在等待这个 Monitor 的管理员批准；批准后我就能为你存档链接。\n\n",
+	},
+	"start.disabled": {langEN: "⛔ Your account is disabled; ask the operator of this Monitor.\n\n", langZH: "⛔ 你的账户已被停用；请联系这个 Monitor 的管理员。\n\n"},
+	"start.archived": {langEN: "⛔ Your account is archived; ask the operator of this Monitor.\n\n", langZH: "⛔ 你的账户已归档；请联系这个 Monitor 的管理员。\n\n"},
+
+	// Commands' answers.
+	"delete.done": {
+		langEN: "🗑 Removed %s from your archive. Anyone else who saved it keeps their copy.",
+		langZH: "🗑 已从你的收藏中删除 %s。其他保存过它的人仍保留各自的副本。",
+	},
+	"token.head": {langEN: "🔑 Your REST API token %s (shown only this once; keep it secret):\n\n", langZH: "🔑 你的 REST API 令牌 %s（只显示这一次，请妥善保密）：\n\n"},
+	"token.tail": {langEN: "\n\nSend it as the header  Authorization: Bearer <token>.", langZH: "\n\n使用时请发送请求头  Authorization: Bearer <token>。"},
+	"web.head":   {langEN: "🌐 Your sign-in link to the web library:\n\n", langZH: "🌐 你的网页收藏库登录链接：\n\n"},
+	"web.tail": {
+		langEN: "\n\nIt works once, within %s. Keep it to yourself: whoever opens it is signed in as you.",
+		langZH: "\n\n链接只能使用一次，%s内有效。请勿转发：打开它的人会以你的身份登录。",
+	},
+
+	// Archiving a link.
+	"status.archiving":     {langEN: "⏳ Archiving %s…", langZH: "⏳ 正在存档 %s…"},
+	"status.queued":        {langEN: "queued: your account archives one link at a time, next in %s", langZH: "排队中：你的账户一次只存档一个链接，%s后轮到下一个"},
+	"status.failed":        {langEN: "❌ Could not archive %s", langZH: "❌ 无法存档 %s"},
+	"progress.queued":      {langEN: "waiting for its turn", langZH: "正在排队"},
+	"progress.downloading": {langEN: "downloading media %d of %d", langZH: "正在下载媒体：第 %d 个，共 %d 个"},
+	"progress.saving":      {langEN: "saving the post", langZH: "正在保存帖子"},
+
+	// "Save too".
+	"save.saved":           {langEN: "✅ Saved to your archive.", langZH: "✅ 已保存到你的收藏。"},
+	"save.already":         {langEN: "Already in your archive.", langZH: "已经在你的收藏里了。"},
+	"save.refused":         {langEN: "❌ Not saved: %s", langZH: "❌ 未保存：%s"},
+	"save.refused_default": {langEN: "it cannot be saved", langZH: "无法保存"},
+
+	// /list and items.
+	"list.empty":    {langEN: "📚 Your archive is empty. Send me a link to archive a post.", langZH: "📚 你的收藏还是空的。发给我一个链接来存档帖子。"},
+	"list.no_more":  {langEN: "📚 No more items.", langZH: "📚 没有更多了。"},
+	"list.head":     {langEN: "📚 Your archive — page %d\n", langZH: "📚 你的收藏 — 第 %d 页\n"},
+	"list.no_text":  {langEN: "(no text)", langZH: "（无文字）"},
+	"list.view":     {langEN: "👁 View %d", langZH: "👁 查看 %d"},
+	"list.original": {langEN: "🔗 Original %d", langZH: "🔗 原帖 %d"},
+	"list.next":     {langEN: "Next page ▶", langZH: "下一页 ▶"},
+	"item.original": {langEN: "🔗 Original", langZH: "🔗 原帖"},
+	"item.save_too": {langEN: "📥 Save too (我也要存)", langZH: "📥 我也要存"},
+
+	// Counting media: "2 photos · 1 video".
+	"media.image.one":     {langEN: "1 photo", langZH: "1 张图片"},
+	"media.image.many":    {langEN: "%d photos", langZH: "%d 张图片"},
+	"media.video.one":     {langEN: "1 video", langZH: "1 个视频"},
+	"media.video.many":    {langEN: "%d videos", langZH: "%d 个视频"},
+	"media.gif.one":       {langEN: "1 GIF", langZH: "1 个 GIF"},
+	"media.gif.many":      {langEN: "%d GIFs", langZH: "%d 个 GIF"},
+	"media.audio.one":     {langEN: "1 audio file", langZH: "1 个音频"},
+	"media.audio.many":    {langEN: "%d audio files", langZH: "%d 个音频"},
+	"media.document.one":  {langEN: "1 file", langZH: "1 个文件"},
+	"media.document.many": {langEN: "%d files", langZH: "%d 个文件"},
+
+	// /usage.
+	"usage.quota":    {langEN: "💾 Storage: %s of %s used", langZH: "💾 存储：已用 %s，共 %s"},
+	"usage.no_quota": {langEN: "💾 Storage: %s used (no quota)", langZH: "💾 存储：已用 %s（无配额）"},
+	"usage.reserved": {langEN: ", %s reserved for captures in progress", langZH: "，另有 %s 为进行中的存档预留"},
+	"usage.counts":   {langEN: "\n📚 Saved items: %d\n📅 Links sent today: %d", langZH: "\n📚 已保存条目：%d\n📅 今天发送的链接：%d"},
+	"usage.daily":    {langEN: " of %d a day", langZH: "（每天上限 %d）"},
+
+	// A delivered result.
+	"result.partial":     {langEN: "⚠️ Archived in part", langZH: "⚠️ 只存档了一部分"},
+	"result.partial_why": {langEN: "⚠️ Archived in part: %s", langZH: "⚠️ 只存档了一部分：%s"},
+	"result.unsent": {
+		langEN: "⚠️ %d media file(s) could not be sent here (too large or refused by Telegram); they are kept in your archive.",
+		langZH: "⚠️ 有 %d 个媒体文件无法在这里发送（太大或被 Telegram 拒绝）；它们仍保存在你的收藏中。",
+	},
+	"result.missing": {langEN: "the archived post is missing", langZH: "存档的帖子不见了"},
+
+	// How long until something lifts.
+	"wait.s":    {langEN: "%d s", langZH: "%d 秒"},
+	"wait.min":  {langEN: "%d min", langZH: "%d 分钟"},
+	"wait.h":    {langEN: "%d h", langZH: "%d 小时"},
+	"wait.hmin": {langEN: "%d h %d min", langZH: "%d 小时 %d 分钟"},
+}
