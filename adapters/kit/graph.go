@@ -61,6 +61,20 @@ func (g *Graph) AddEntity(key, typ, externalID string, data any, resources []uin
 	return nil
 }
 
+// AddResources appends media as resources of the entity with key, after
+// the ones it was added with; it returns their indexes. With no such
+// entity the media are not added.
+func (g *Graph) AddResources(key string, ms ...*adapterv1.Media) []uint32 {
+	for _, e := range g.Entities {
+		if e.Key == key {
+			idx := g.AddMedia(ms...)
+			e.ResourceIndexes = append(e.ResourceIndexes, idx...)
+			return idx
+		}
+	}
+	return nil
+}
+
 // Relate adds the relation from -name-> to.
 func (g *Graph) Relate(from, name, to string) {
 	g.Relations = append(g.Relations, &adapterv1.Relation{FromKey: from, Name: name, ToKey: to})

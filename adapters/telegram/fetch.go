@@ -36,6 +36,9 @@ const (
 	purposeAvatar      = "avatar"
 	purposeThumbnail   = "thumbnail"
 	purposeLinkPreview = "link_preview"
+	// purposePoster marks the still frame of a video or GIF that is shown:
+	// resources of the message, one per shown video in order, or none.
+	purposePoster = "poster"
 )
 
 // albumSpan is how far after a message an album it belongs to may reach:
@@ -322,7 +325,8 @@ type channelData struct {
 // Media order: the display media (album members in order), then
 // thumbnails of videos the preview does not give and the link preview's
 // image (resources of the message), then the channel's avatar (a resource
-// of the channel).
+// of the channel), then the posters of the videos shown (resources of the
+// message).
 func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error) {
 	rootID := m.id
 	if m.album {
@@ -412,6 +416,7 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 		return nil, err
 	}
 	g.Relate(rootKey, relPostedIn, channelKey(ch))
+	g.AddResources(rootKey, posters(m.media)...)
 
 	if f := m.forward; f != nil && f.channel != "" {
 		if err := addChannelStub(g, f.channel, f.name); err != nil {
@@ -544,6 +549,23 @@ func displayMedia(it mediaItem) *adapterv1.Media {
 		md.UnavailableReason = "Telegram's web preview gave no address for this medium"
 	}
 	return md
+}
+
+// posters are the still frames of the videos and GIFs a post shows, in
+// their order: one for every shown video, or none when one has no frame,
+// so that a reader can pair the n-th poster with the n-th video.
+func posters(items []mediaItem) []*adapterv1.Media {
+	var out []*adapterv1.Media
+	for _, it := range items {
+		if (it.kind != kindVideo && it.kind != kindRoundVideo && it.kind != kindGIF) || it.unavailable != "" {
+			continue
+		}
+		if it.thumbURL == "" {
+			return nil
+		}
+		out = append(out, imageResource(it.thumbURL, purposePoster))
+	}
+	return out
 }
 
 func imageResource(u, purpose string) *adapterv1.Media {

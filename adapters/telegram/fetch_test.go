@@ -23,10 +23,15 @@ const ch = "tidewatch_demo"
 
 // CDN addresses of the fixtures, before the fake rewrites them.
 const (
-	avatarCDN  = "https://cdn1.telegram-cdn.org/file/Vq3yJ0bXcN4m8T2kLr7uWpZs5AeHdGfQ1iOo9BnCx6Yt0MvKjS3lRw8PaUe4DhIgz.jpg"
-	photo120   = "https://cdn4.cdn-telegram.org/file/kQ2bH7xW9mVnT4cR1sYp0LzUa8gEjF3dOiK6qNwBtMhX5yZrAeGc2vJuPl7oSfD1Iw.jpg"
-	video121   = "https://cdn4.cdn-telegram.org/file/8f1c2ad94be7305a61d2c8e0f9b3a4d7.mp4?token=Xq3H0dKmT9vYpL2sR8wZ1cB5nF7gJ4uE6aQiOeWtUrIyMkNbVcXzAs1Df0Gh9Lj8Pk7Oi6Uy5Tr4Ee3Ww2Qq1Aa0Zz"
-	thumb122   = "https://cdn4.cdn-telegram.org/file/t122ThumbPz8LmQ3vR6nX1kWc9YbS4dT7fJ0gH2aE5uKo.jpg"
+	avatarCDN = "https://cdn1.telegram-cdn.org/file/Vq3yJ0bXcN4m8T2kLr7uWpZs5AeHdGfQ1iOo9BnCx6Yt0MvKjS3lRw8PaUe4DhIgz.jpg"
+	photo120  = "https://cdn4.cdn-telegram.org/file/kQ2bH7xW9mVnT4cR1sYp0LzUa8gEjF3dOiK6qNwBtMhX5yZrAeGc2vJuPl7oSfD1Iw.jpg"
+	video121  = "https://cdn4.cdn-telegram.org/file/8f1c2ad94be7305a61d2c8e0f9b3a4d7.mp4?token=Xq3H0dKmT9vYpL2sR8wZ1cB5nF7gJ4uE6aQiOeWtUrIyMkNbVcXzAs1Df0Gh9Lj8Pk7Oi6Uy5Tr4Ee3Ww2Qq1Aa0Zz"
+	thumb122  = "https://cdn4.cdn-telegram.org/file/t122ThumbPz8LmQ3vR6nX1kWc9YbS4dT7fJ0gH2aE5uKo.jpg"
+	// Still frames of the shown videos: their posters.
+	thumb121   = "https://cdn4.cdn-telegram.org/file/t121ThumbR7vN2kLq9XbW4mZs0PcYd8HjF1uGe6Ta3Oi5Kw.jpg"
+	thumb123   = "https://cdn4.cdn-telegram.org/file/t123ThumbBq4Wn7Xc1Vz5Mr8Ks2Lp6Ja9Hd3Gf0De7Cu.jpg"
+	thumb102   = "https://cdn4.cdn-telegram.org/file/t102ThumbUa5Ys8Tc1Rv4Qw7Px0On3Mk6Lj9Ih2Hg5Gf.jpg"
+	thumb104   = "https://cdn4.telesco.pe/file/t104ThumbEd8Dc1Cb4Ba7Az0Zy3Yx6Xw9Wv2Vu5Ut8Ts.jpg"
 	gif123     = "https://cdn4.cdn-telegram.org/file/c0ffee12ab34cd56ef7890a1b2c3d4e5.mp4?token=Gf5Hn2Jk8Lm1Pq4Rs7Tv0Wx3Yz6Ab9Cd2Ef5Gh8Ij1Kl4Mn7Op0Qr3St6Uv9Wx2Yz5"
 	voice131   = "https://cdn5.cdn-telegram.org/file/e131f00d5a6b7c8d9e0f1a2b3c4d5e6f7a.ogg?token=Vo1Ic2Em3Es4Sa5Ge6To7Ke8Nx9Yz0Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
 	preview143 = "https://cdn4.telesco.pe/file/lp143Img9Kd2Jf5Hg8Gs1Fa4Dq7Sw0Ae3Rz6Tx9Yc2Uv5Ib.jpg"
@@ -124,8 +129,9 @@ func TestFetchFixtures(t *testing.T) {
 			text:      "Timelapse: the tide coming in over 40 minutes.\n\nShot from the north pier.",
 			summary:   title + "：Timelapse: the tide coming in over 40 minutes. Shot from the north pier. ⟦video⟧",
 			published: time.Date(2026, 1, 5, 8, 50, 3, 0, time.UTC),
-			media:     []mediaView{{URL: h.fake.MediaURL(video121), Kind: video, Mime: "video/mp4", Duration: 15000}, avatarMedia},
-			entities:  []entityView{{msg("121"), "telegram.message", "tidewatch_demo/121", []uint32{0}}, chEntity(1)},
+			media: []mediaView{{URL: h.fake.MediaURL(video121), Kind: video, Mime: "video/mp4", Duration: 15000}, avatarMedia,
+				{URL: h.fake.MediaURL(thumb121), Kind: image, Mime: "image/jpeg", Purpose: "poster"}},
+			entities:  []entityView{{msg("121"), "telegram.message", "tidewatch_demo/121", []uint32{0, 2}}, chEntity(1)},
 			relations: []string{msg("121") + postedIn},
 			data: `{"id":121,"channel":"tidewatch_demo","url":"https://t.me/tidewatch_demo/121",
 				"text":"Timelapse: the tide coming in over 40 minutes.\n\nShot from the north pier.",
@@ -154,8 +160,9 @@ func TestFetchFixtures(t *testing.T) {
 			fixture:   "embed-gif.html",
 			summary:   title + "：⟦video⟧",
 			published: time.Date(2026, 1, 5, 10, 15, 20, 0, time.UTC),
-			media:     []mediaView{{URL: h.fake.MediaURL(gif123), Kind: adapterv1.MediaKind_MEDIA_KIND_GIF, Mime: "video/mp4", Duration: 3000}, avatarMedia},
-			entities:  []entityView{{msg("123"), "telegram.message", "tidewatch_demo/123", []uint32{0}}, chEntity(1)},
+			media: []mediaView{{URL: h.fake.MediaURL(gif123), Kind: adapterv1.MediaKind_MEDIA_KIND_GIF, Mime: "video/mp4", Duration: 3000}, avatarMedia,
+				{URL: h.fake.MediaURL(thumb123), Kind: image, Mime: "image/jpeg", Purpose: "poster"}},
+			entities:  []entityView{{msg("123"), "telegram.message", "tidewatch_demo/123", []uint32{0, 2}}, chEntity(1)},
 			relations: []string{msg("123") + postedIn},
 			data: `{"id":123,"channel":"tidewatch_demo","url":"https://t.me/tidewatch_demo/123","text":"",
 				"published_at":"2026-01-05T10:15:20Z","edited":false,"author_name":"Tide Watch 🌊","views":958,"views_text":"958",
@@ -264,8 +271,11 @@ func TestFetchFixtures(t *testing.T) {
 			text:      "Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30.\nPhotos @harbour_radio, video by our readers 🙂",
 			summary:   title + "：Spring tide, 9 January: the causeway at 06:10, 06:40, 07:05 and 07:30. Photos @harbour_radio, video by our readers 🙂 ⟦image⟧⟦video⟧⟦image⟧⟦video⟧",
 			published: time.Date(2026, 1, 9, 7, 35, 28, 0, time.UTC),
-			media:     append(albumMedia(h), avatarMedia),
-			entities:  []entityView{{msg("101"), "telegram.message", "tidewatch_demo/101", []uint32{0, 1, 2, 3}}, chEntity(4)},
+			media: append(albumMedia(h), avatarMedia,
+				// The album's two videos' posters, in the videos' order.
+				mediaView{URL: h.fake.MediaURL(thumb102), Kind: image, Mime: "image/jpeg", Purpose: "poster"},
+				mediaView{URL: h.fake.MediaURL(thumb104), Kind: image, Mime: "image/jpeg", Purpose: "poster"}),
+			entities:  []entityView{{msg("101"), "telegram.message", "tidewatch_demo/101", []uint32{0, 1, 2, 3, 5, 6}}, chEntity(4)},
 			relations: []string{msg("101") + postedIn},
 			data:      albumData,
 		},

@@ -167,8 +167,10 @@ func addPost(g *kit.Graph, st *fxStatus, resources []uint32) error {
 //
 // Media order: the post's display media, then the quoted post's media
 // (purpose "quoted", resources of the quoted entity), then avatars and
-// banners (resources of the profile entities). Only the first group is
-// shown with the post and counted in the summary.
+// banners (resources of the profile entities), then the posters of the
+// post's and the quoted post's videos (purpose "poster", resources of the
+// post showing the video). Only the first group is shown with the post
+// and counted in the summary.
 func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 	g := &kit.Graph{}
 	display := g.AddMedia(statusMedia(st, "")...)
@@ -190,6 +192,10 @@ func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 			return nil, err
 		}
 		g.Relate("post:"+st.ID, relQuotes, "post:"+quote.ID)
+	}
+	g.AddResources("post:"+st.ID, posterMedia(st)...)
+	if quote != nil {
+		g.AddResources("post:"+quote.ID, posterMedia(quote)...)
 	}
 
 	author := st.Author.Name
@@ -236,20 +242,60 @@ func canonicalID(s string) bool {
 
 // postData is the data of an x.post entity (schemas/x.post.json).
 type postData struct {
-	ID            string `json:"id"`
-	URL           string `json:"url,omitempty"`
-	Text          string `json:"text"`
-	CreatedAt     string `json:"created_at,omitempty"`
-	Lang          string `json:"lang,omitempty"`
-	Likes         *int64 `json:"likes,omitempty"`
-	Reposts       *int64 `json:"reposts,omitempty"`
-	Replies       *int64 `json:"replies,omitempty"`
-	Views         *int64 `json:"views,omitempty"`
-	Sensitive     bool   `json:"sensitive"`
-	Source        string `json:"source,omitempty"`
-	QuoteID       string `json:"quote_id,omitempty"`
-	ReplyToID     string `json:"reply_to_id,omitempty"`
-	ReplyToHandle string `json:"reply_to_handle,omitempty"`
+	ID            string    `json:"id"`
+	URL           string    `json:"url,omitempty"`
+	Text          string    `json:"text"`
+	CreatedAt     string    `json:"created_at,omitempty"`
+	Lang          string    `json:"lang,omitempty"`
+	Likes         *int64    `json:"likes,omitempty"`
+	Reposts       *int64    `json:"reposts,omitempty"`
+	Replies       *int64    `json:"replies,omitempty"`
+	Views         *int64    `json:"views,omitempty"`
+	Sensitive     bool      `json:"sensitive"`
+	Source        string    `json:"source,omitempty"`
+	QuoteID       string    `json:"quote_id,omitempty"`
+	ReplyToID     string    `json:"reply_to_id,omitempty"`
+	ReplyToHandle string    `json:"reply_to_handle,omitempty"`
+	Poll          *pollData `json:"poll,omitempty"`
+}
+
+// pollData is a post's poll: its choices in order with the votes so far.
+type pollData struct {
+	Choices    []pollChoice `json:"choices"`
+	TotalVotes *int64       `json:"total_votes,omitempty"`
+	EndsAt     string       `json:"ends_at,omitempty"`
+}
+
+type pollChoice struct {
+	Label      string   `json:"label"`
+	Votes      *int64   `json:"votes,omitempty"`
+	Percentage *float64 `json:"percentage,omitempty"`
+}
+
+// pollOf keeps a poll's choices that have a label; a poll without any is
+// left out.
+func pollOf(p *fxPoll) *pollData {
+	if p == nil {
+		return nil
+	}
+	d := &pollData{TotalVotes: count(p.TotalVotes)}
+	for _, c := range p.Choices {
+		if c.Label == "" {
+			continue
+		}
+		pc := pollChoice{Label: c.Label, Votes: count(c.Count)}
+		if c.Percentage != nil && *c.Percentage >= 0 && *c.Percentage <= 100 {
+			pc.Percentage = c.Percentage
+		}
+		d.Choices = append(d.Choices, pc)
+	}
+	if len(d.Choices) == 0 {
+		return nil
+	}
+	if t, err := time.Parse(time.RFC3339, p.EndsAt); err == nil {
+		d.EndsAt = t.UTC().Format(time.RFC3339)
+	}
+	return d
 }
 
 func postDataOf(st *fxStatus) postData {
@@ -262,6 +308,7 @@ func postDataOf(st *fxStatus) postData {
 		Replies:   count(st.Replies),
 		Views:     count(st.Views),
 		Sensitive: st.PossiblySensitive,
+		Poll:      pollOf(st.Poll),
 	}
 	if t, ok := publishedAt(st); ok {
 		d.CreatedAt = t.Format(time.RFC3339)

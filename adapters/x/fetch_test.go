@@ -2,6 +2,7 @@ package x_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -126,10 +127,14 @@ func TestFetchFixtures(t *testing.T) {
 					{URL: base + "/media/video.twimg.com/ext_tw_video/2079250786962731008/pu/vid/avc1/1920x1080/kL0mN2oP4qR6sT8u.mp4?tag=12",
 						Kind: adapterv1.MediaKind_MEDIA_KIND_VIDEO, Mime: "video/mp4", Width: 1920, Height: 1080, Duration: 15015,
 						CacheKey: "x:video:2079250786962731008:1920x1080"},
-				}, archivistResources(base)...)
+				}, append(archivistResources(base),
+					// The video's thumbnail, its poster: a resource of the post.
+					mediaView{URL: base + "/media/pbs.twimg.com/ext_tw_video_thumb/2079250786962731008/pu/img/Wq8eRt5yUi2oPa7s.jpg",
+						Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: "image/jpeg", Width: 1920, Height: 1080,
+						CacheKey: "x:poster:2079250786962731008", Purpose: "poster"})...)
 			},
 			entities: []entityView{
-				{"post:2079251421658238976", "x.post", "2079251421658238976", []uint32{0}},
+				{"post:2079251421658238976", "x.post", "2079251421658238976", []uint32{0, 3}},
 				{"profile:" + archivistID, "x.profile", archivistID, []uint32{1, 2}},
 			},
 			relations: []string{"post:2079251421658238976 -authored_by-> profile:" + archivistID},
@@ -182,10 +187,12 @@ func TestFetchFixtures(t *testing.T) {
 				return append([]mediaView{
 					{URL: base + "/media/video.twimg.com/tweet_video/GwdR5tYbQAAx3Kp.mp4", Kind: adapterv1.MediaKind_MEDIA_KIND_GIF,
 						Mime: "video/mp4", Width: 498, Height: 280, Sensitive: true, CacheKey: "x:gif:2080424710320889856:498x280"},
-				}, archivistResources(base)...)
+				}, append(archivistResources(base),
+					mediaView{URL: base + "/media/pbs.twimg.com/tweet_video_thumb/GwdR5tYbQAAx3Kp.jpg", Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE,
+						Mime: "image/jpeg", Width: 498, Height: 280, Sensitive: true, CacheKey: "x:poster:2080424710320889856", Purpose: "poster"})...)
 			},
 			entities: []entityView{
-				{"post:2080424850067443712", "x.post", "2080424850067443712", []uint32{0}},
+				{"post:2080424850067443712", "x.post", "2080424850067443712", []uint32{0, 3}},
 				{"profile:" + archivistID, "x.profile", archivistID, []uint32{1, 2}},
 			},
 			relations: []string{"post:2080424850067443712 -authored_by-> profile:" + archivistID},
@@ -481,4 +488,35 @@ func TestFetchBadRequests(t *testing.T) {
 
 	_, err = h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: "fxtwitter"})
 	require.Equal(t, codes.Unimplemented, status.Code(err), "fxtwitter declares no credential.prepare")
+}
+
+// A poll is kept with the post: its choices in order with their votes,
+// valid against the x.post schema.
+func TestFetchKeepsPoll(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(h.fake.Raw("status-photos.json"), &doc))
+	// FxTwitter's poll shape (as in its OpenAPI document and recorded runs).
+	doc["status"].(map[string]any)["poll"] = map[string]any{
+		"ends_at": "2026-07-19T08:41:27.000Z", "time_left_en": "Final results", "total_votes": 22,
+		"choices": []any{
+			map[string]any{"label": "Fog", "count": 13, "percentage": 59.1},
+			map[string]any{"label": "Sun", "count": 9, "percentage": 40.9},
+			map[string]any{"label": "", "count": 0, "percentage": 0},
+		},
+	}
+	body, err := json.Marshal(doc)
+	require.NoError(t, err)
+	h.fake.SetOverride("/2/status/2078399740166950912", http.StatusOK, "application/json", body)
+
+	resp := h.fetchPost(t, "2078399740166950912")
+	require.Nil(t, resp.GetError())
+	kittest.CheckGraph(t, h.schemas, resp)
+	var data struct {
+		Poll json.RawMessage `json:"poll"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(kittest.EntityData(t, resp, "post:2078399740166950912")), &data))
+	require.JSONEq(t, `{"choices":[{"label":"Fog","votes":13,"percentage":59.1},{"label":"Sun","votes":9,"percentage":40.9}],
+		"total_votes":22,"ends_at":"2026-07-19T08:41:27Z"}`, string(data.Poll))
 }

@@ -40,7 +40,19 @@ type fxStatus struct {
 	ReplyingTo        *fxReplyingTo `json:"replying_to"`
 	Media             *fxMediaSet   `json:"media"`
 	Quote             *fxStatus     `json:"quote"`
+	Poll              *fxPoll       `json:"poll"`
 	Reason            string        `json:"reason"`
+}
+
+// fxPoll is a post's poll with its results so far.
+type fxPoll struct {
+	Choices []struct {
+		Label      string   `json:"label"`
+		Count      *int64   `json:"count"`
+		Percentage *float64 `json:"percentage"`
+	} `json:"choices"`
+	TotalVotes *int64 `json:"total_votes"`
+	EndsAt     string `json:"ends_at"`
 }
 
 // fxReplyingTo names the post a reply answers; older API versions call the
@@ -61,16 +73,18 @@ type fxMediaSet struct {
 // fxMedia is a photo, video or gif. Videos list their renditions in
 // Formats (v2) or Variants (the legacy shape).
 type fxMedia struct {
-	ID       string          `json:"id"`
-	Type     string          `json:"type"`
-	URL      string          `json:"url"`
-	Format   string          `json:"format"`
-	Width    int             `json:"width"`
-	Height   int             `json:"height"`
-	AltText  string          `json:"altText"`
-	Duration float64         `json:"duration"`
-	Formats  []fxVideoFormat `json:"formats"`
-	Variants []fxVariant     `json:"variants"`
+	ID       string  `json:"id"`
+	Type     string  `json:"type"`
+	URL      string  `json:"url"`
+	Format   string  `json:"format"`
+	Width    int     `json:"width"`
+	Height   int     `json:"height"`
+	AltText  string  `json:"altText"`
+	Duration float64 `json:"duration"`
+	// ThumbnailURL is a video's or gif's still frame (its poster).
+	ThumbnailURL string          `json:"thumbnail_url"`
+	Formats      []fxVideoFormat `json:"formats"`
+	Variants     []fxVariant     `json:"variants"`
 }
 
 type fxVideoFormat struct {

@@ -18,6 +18,10 @@ const (
 	purposeAvatar = "avatar"
 	purposeBanner = "banner"
 	purposeQuoted = "quoted"
+	// purposePoster marks a video's or gif's still frame. Posters are
+	// resources of the post that shows the videos, one per video in the
+	// order of the post's videos, or none at all (see posterMedia).
+	purposePoster = "poster"
 )
 
 // statusMedia returns a post's media in the order the post shows them, each
@@ -47,6 +51,44 @@ func statusMedia(st *fxStatus, purpose string) []*adapterv1.Media {
 		}
 		md.Sensitive = st.PossiblySensitive
 		md.Purpose = purpose
+		out = append(out, md)
+	}
+	return out
+}
+
+// posterMedia returns the posters of a post's videos and gifs that have an
+// address: the thumbnail FxTwitter gives each one, in the order the videos
+// appear. It returns posters for every available video or for none, so a
+// reader can pair the n-th poster with the n-th video.
+func posterMedia(st *fxStatus) []*adapterv1.Media {
+	if st.Media == nil {
+		return nil
+	}
+	items := st.Media.All
+	if len(items) == 0 {
+		items = append(append([]fxMedia(nil), st.Media.Photos...), st.Media.Videos...)
+	}
+	var out []*adapterv1.Media
+	for _, m := range items {
+		if m.Type != "video" && m.Type != "gif" {
+			continue
+		}
+		if _, ok := bestMP4(m); !ok {
+			// The video itself is unavailable: it is not shown, so it has
+			// no poster to pair with.
+			continue
+		}
+		u, ok := httpURL(m.ThumbnailURL)
+		if !ok {
+			return nil
+		}
+		md := &adapterv1.Media{
+			Url: u.String(), Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: imageMime(u),
+			Width: dim(m.Width), Height: dim(m.Height), Sensitive: st.PossiblySensitive, Purpose: purposePoster,
+		}
+		if m.ID != "" {
+			md.CacheKey = "x:poster:" + m.ID
+		}
 		out = append(out, md)
 	}
 	return out

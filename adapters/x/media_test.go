@@ -132,3 +132,31 @@ func TestSnowflakeTime(t *testing.T) {
 	_, ok = snowflakeTime("20") // a 2006 post: no time inside
 	require.False(t, ok)
 }
+
+// Posters pair with the shown videos in order, or there are none.
+func TestPosterMedia(t *testing.T) {
+	t.Parallel()
+	mp4 := func(id, thumb string) fxMedia {
+		return fxMedia{ID: id, Type: "video", URL: "https://video.twimg.com/" + id + ".mp4", ThumbnailURL: thumb}
+	}
+	st := &fxStatus{PossiblySensitive: true, Media: &fxMediaSet{All: []fxMedia{
+		{ID: "1", Type: "photo", URL: "https://pbs.twimg.com/media/p.jpg"},
+		mp4("2", "https://pbs.twimg.com/ext_tw_video_thumb/2/pu/img/a.jpg"),
+		// Only a playlist: not shown, so no poster to pair.
+		{ID: "3", Type: "video", URL: "https://video.twimg.com/a.m3u8", ThumbnailURL: "https://pbs.twimg.com/x.jpg"},
+		{ID: "4", Type: "gif", URL: "https://video.twimg.com/tweet_video/G.mp4", ThumbnailURL: "https://pbs.twimg.com/tweet_video_thumb/G.png"},
+	}}}
+	ps := posterMedia(st)
+	require.Len(t, ps, 2)
+	require.Equal(t, "https://pbs.twimg.com/ext_tw_video_thumb/2/pu/img/a.jpg", ps[0].GetUrl())
+	require.Equal(t, "x:poster:2", ps[0].GetCacheKey())
+	require.Equal(t, "image/png", ps[1].GetMime())
+	for _, p := range ps {
+		require.Equal(t, "poster", p.GetPurpose())
+		require.Equal(t, adapterv1.MediaKind_MEDIA_KIND_IMAGE, p.GetKind())
+		require.True(t, p.GetSensitive())
+	}
+	// One shown video without a thumbnail: no posters at all.
+	st.Media.All = append(st.Media.All, mp4("5", ""))
+	require.Nil(t, posterMedia(st))
+}

@@ -262,18 +262,19 @@ only repair it makes. It changes files in place, so it refuses a zip.`,
 func newBuildCmd(d *deps) *cobra.Command {
 	var out, baseURL string
 	cmd := &cobra.Command{
-		Use:   "build DIR|ZIP [-o DIST] [--base-url /]",
+		Use:   "build DIR|ZIP [-o DIST] [--base-url https://example.org/]",
 		Short: "Turn a capsule into a static website",
 		Long: `Turn a capsule into a static website: one page per collection, indexes
-newest first, a page per author and per tag, the media, an Atom feed,
-sitemap.xml, robots.txt, 404.html and a small search. The site works without
-JavaScript (except search), loads nothing from other hosts, and blurs
+newest first, a page per author and per tag, the media, robots.txt, 404.html
+and a small search. The site works without JavaScript (except search), works
+opened from disk (file://), loads nothing from other hosts, and blurs
 sensitive media until clicked.
 
 The site is staged beside DIST and moved into place when complete; DIST may be
 empty, missing, or an earlier build. --base-url is where the site will be
-served; give the full address (https://example.org/archive/) to make the feed
-and sitemap links absolute.`,
+served: with the full address (https://example.org/archive/) the build also
+writes an Atom feed and sitemap.xml, which need absolute links; with a path
+or nothing it leaves them out and says so.`,
 		Example: `  monitor build alice-capsule -o site
   monitor build alice.zip -o site --base-url https://archive.example.org/`,
 		Args: exactArgs(1, "the capsule folder or zip file"),
@@ -289,12 +290,15 @@ and sitemap links absolute.`,
 			if err != nil {
 				return err
 			}
+			for _, w := range st.Warnings {
+				fmt.Fprintf(d.stderr, "warning: %s\n", w)
+			}
 			d.printf("built %d page(s) for %d collection(s) into %s\n", st.Pages, st.Collections, out)
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "dist", "folder to write the site into")
-	cmd.Flags().StringVar(&baseURL, "base-url", "/", "where the site is served: a path, or a full address for absolute feed and sitemap links")
+	cmd.Flags().StringVar(&baseURL, "base-url", "", "where the site is served: a path (default /), or a full address, which also writes the feed and sitemap")
 	return cmd
 }
 

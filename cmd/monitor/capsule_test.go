@@ -62,6 +62,13 @@ func TestCapsuleCommands(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "for 2 collection(s) into "+site)
 	require.FileExists(t, filepath.Join(site, "index.html"))
+	require.Contains(t, errOut, "warning: no feed.xml or sitemap.xml written: no --base-url was given", "the build says what it left out")
+	require.NoFileExists(t, filepath.Join(site, "feed.xml"))
+	out, errOut, code = cli(t, nil, "build", dir, "-o", site, "--base-url", "https://archive.example.org/")
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, errOut, "warning")
+	require.FileExists(t, filepath.Join(site, "feed.xml"))
+	require.FileExists(t, filepath.Join(site, "sitemap.xml"))
 
 	// A broken capsule: one line per problem, exit 1; import refuses it.
 	var md string

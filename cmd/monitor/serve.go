@@ -8,14 +8,20 @@ import (
 )
 
 func newServeCmd(d *deps) *cobra.Command {
-	var printConfig bool
+	var printConfig, demo bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run Monitor: HTTP API, workers and built-in adapters (migrates the embedded database itself)",
 		Long: `Run Monitor's core: the HTTP server (/healthz, /readyz), the job workers and,
 on the embedded default, the SQLite database and media files in the data dir,
-migrated automatically. Stops gracefully on SIGINT or SIGTERM within 10 s.`,
+migrated automatically. Stops gracefully on SIGINT or SIGTERM within 10 s.
+
+With --demo on an empty data dir, serve first creates the tenant demo and
+imports a sample archive shipped in the binary into it (no network needed),
+then prints a one-use sign-in link for it. On a data dir that has the demo
+tenant it prints a fresh link; on one with other tenants it refuses.`,
 		Example: `  monitor serve
+  MONITOR_DATA_DIR=./demo-data monitor serve --demo
   MONITOR_DATA_DIR=/var/lib/monitor monitor serve --http-addr 0.0.0.0:8080
   monitor serve --print-config`,
 		Args: cobra.NoArgs,
@@ -28,6 +34,14 @@ migrated automatically. Stops gracefully on SIGINT or SIGTERM within 10 s.`,
 				return cfg.PrintTo(d.stdout)
 			}
 			log := d.logger(cfg)
+			if demo {
+				core, dm, err := runtime.OpenDemo(cmd.Context(), cfg, log)
+				if err != nil {
+					return err
+				}
+				d.printf("Open %s\n", dm.LoginURL)
+				return core.Run(cmd.Context())
+			}
 			core, err := runtime.Open(cmd.Context(), cfg, log)
 			if err != nil {
 				return err
@@ -36,6 +50,7 @@ migrated automatically. Stops gracefully on SIGINT or SIGTERM within 10 s.`,
 		},
 	}
 	cmd.Flags().BoolVar(&printConfig, "print-config", false, "print the effective configuration (secrets redacted) and exit")
+	cmd.Flags().BoolVar(&demo, "demo", false, "on an empty data dir, import a built-in sample archive into tenant demo and print a sign-in link")
 	config.RegisterFlags(cmd.Flags(), "http-addr", "channel-addr", "fxtwitter-url", "tme-url", "telegram-api-url",
 		"adapters", "capture-workers", "download-workers", "control-workers")
 	return cmd

@@ -175,7 +175,7 @@ func (a *App) revisionView(ctx context.Context, r store.Revision) (RevisionView,
 	rv := RevisionView{
 		ID: r.ID, CollectionID: r.CollectionID, CaptureID: r.CaptureID, Text: doc.Text, TextKind: doc.TextKind,
 		Summary: doc.Summary, AuthorName: doc.AuthorName, PublishedAt: doc.PublishedAt, Media: []MediaView{},
-		ContentBytes: r.ContentBytes, CreatedAt: r.CreatedAt, ObservedAt: r.ObservedAt,
+		ContentBytes: r.ContentBytes, CreatedAt: r.CreatedAt, ObservedAt: r.ObservedAt, ContentHash: r.ContentHash,
 		Graph: GraphView{Root: doc.Graph.Root, Entities: []EntityNode{}, Relations: doc.Graph.Relations},
 	}
 	for _, m := range doc.Media {

@@ -125,6 +125,9 @@ type RevisionView struct {
 	ContentBytes int64       `json:"content_bytes"`
 	CreatedAt    time.Time   `json:"created_at"`
 	ObservedAt   time.Time   `json:"observed_at"`
+	// ContentHash is the revision's content hash (hex SHA-256), for the web's
+	// revision timeline; REST does not show it.
+	ContentHash string `json:"-"`
 }
 
 // CollectionView is a saved collection with its current revision:

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"sync"
 	"testing"
@@ -156,4 +157,55 @@ func TestWebSessionsStayWithTheirTenantAndArePurged(t *testing.T) {
 			require.ErrorIs(t, err, store.ErrNotFound, "row-level security hides alice's preferences from bob")
 		}
 	})
+}
+
+// TestWebTablesRowLevelSecurity connects as monitor_app with raw SQL: a
+// transaction of another tenant, or of none, sees no session, link or
+// preference of alice's, and cannot write one for her.
+func TestWebTablesRowLevelSecurity(t *testing.T) {
+	t.Parallel()
+	if !contains(storetest.Drivers(), "postgres") {
+		t.Skip("PostgreSQL is not reachable; row-level security exists only there")
+	}
+	st, appURL := storetest.NewWithURL(t, "postgres")
+	ctx := context.Background()
+	alice, bob := webTenant(t, st, "alice"), webTenant(t, st, "bob")
+	now := time.Now().UTC()
+	actx := store.WithTenant(ctx, alice)
+	require.NoError(t, st.InTx(actx, func(tx *store.Tx) error {
+		if _, err := tx.WebSessionInsert(actx, store.WebSession{Digest: digestOf("s"), TenantID: alice, CSRF: "c", ExpiresAt: now.Add(time.Hour)}); err != nil {
+			return err
+		}
+		if _, err := tx.LoginLinkInsert(actx, store.LoginLink{Digest: digestOf("l"), TenantID: alice, ExpiresAt: now.Add(time.Hour)}); err != nil {
+			return err
+		}
+		return tx.WebPreferencesPut(actx, store.WebPreferences{TenantID: alice, Language: "en"})
+	}))
+
+	db, err := sql.Open("pgx", appURL)
+	require.NoError(t, err)
+	defer db.Close()
+	for _, as := range []uuid.UUID{bob, uuid.Nil} {
+		for _, table := range []string{"web_sessions", "web_login_links", "web_preferences"} {
+			require.NoError(t, asTenant(t, db, as, func(tx *sql.Tx) error {
+				var n int
+				require.NoError(t, tx.QueryRow(`SELECT count(*) FROM `+table).Scan(&n))
+				require.Zero(t, n, "%s as %s", table, as)
+				return nil
+			}))
+		}
+		err := asTenant(t, db, as, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO web_sessions (id_digest, tenant_id, csrf_token, created_at, expires_at) VALUES ($1, $2, 'c', now(), now() + interval '1 hour')`, digestOf("forged"), alice)
+			return err
+		})
+		require.Error(t, err, "no session is written for alice as %s", as)
+		err = asTenant(t, db, as, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`UPDATE web_login_links SET used_at = NULL, expires_at = now() + interval '7 days'`)
+			return err
+		})
+		require.NoError(t, err)
+	}
+	l, err := st.LoginLinkGetByDigest(ctx, digestOf("l"))
+	require.NoError(t, err)
+	require.WithinDuration(t, now.Add(time.Hour), l.ExpiresAt, time.Second, "the update above reached no row")
 }

@@ -151,8 +151,13 @@ func userError(l locale, err error) (string, bool) {
 
 // Commands.
 
-func (j *job) cmdStart(ctx context.Context, _ []string) error {
+func (j *job) cmdStart(ctx context.Context, args []string) error {
 	u := j.w.Update
+	if len(args) == 1 && args[0] == startWeb && u.ChatType == string(models.ChatTypePrivate) {
+		// The web library's sign-in page links t.me/<bot>?start=web:
+		// the person lands here and gets their sign-in link at once.
+		return j.cmdWeb(ctx, nil)
+	}
 	var b strings.Builder
 	name := u.From.DisplayName
 	if name == "" {
@@ -170,6 +175,9 @@ func (j *job) cmdStart(ctx context.Context, _ []string) error {
 	b.WriteString(j.ch.reg.help(j.lang, j.ch.me.Username))
 	return j.reply(ctx, outMessage{text: b.String()})
 }
+
+// startWeb is the /start payload of the sign-in page's Telegram link.
+const startWeb = "web"
 
 func (j *job) cmdHelp(ctx context.Context, _ []string) error {
 	return j.reply(ctx, outMessage{text: j.ch.reg.help(j.lang, j.ch.me.Username)})

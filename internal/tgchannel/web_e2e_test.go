@@ -87,3 +87,17 @@ func TestWebSendsAOneUseSignInLink(t *testing.T) {
 		require.NotContains(t, c.Text, "/login/")
 	}
 }
+
+// The web library's sign-in page sends people to t.me/<bot>?start=web;
+// Telegram turns that into "/start web", which answers like /web.
+func TestStartWebAnswersWithASignInLink(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.start()
+	w.bot.PushPrivateMessage(alice, "/start web")
+	got := w.nthMessage(alice.ID, 0, "alice's sign-in link from the deep link")
+	_, token := loginToken(t, got)
+	_, s, err := w.core.App().RedeemLoginLink(context.Background(), token, app.WebClient{})
+	require.NoError(t, err)
+	require.Equal(t, "tg1001", s.TenantName)
+}

@@ -22,10 +22,10 @@ import (
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
-// chromiumPath finds the browser the browser tests drive: Debian's
+// findChromium finds the browser the browser tests drive: Debian's
 // chromium (or MONITOR_CHROMIUM). Without it they skip, except under
 // CI=true or MONITOR_REQUIRE_BROWSER=1, where they fail.
-func chromiumPath(t *testing.T) string {
+func findChromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{os.Getenv("MONITOR_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
 		if name == "" {
@@ -89,7 +89,7 @@ const actionTimeout = 30 * time.Second
 func newBrowser(t *testing.T, lang string, w, h int) *browser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.ExecPath(findChromium(t)),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("lang", lang),
@@ -190,7 +190,7 @@ func (b *browser) signIn(l *live, tenant string) {
 }
 
 func TestBrowser(t *testing.T) {
-	chromiumPath(t)
+	findChromium(t)
 	l := newLive(t)
 	ctx := context.Background()
 	alice, err := l.App().CreateTenant(ctx, "test", "alice", nil)

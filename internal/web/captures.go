@@ -89,7 +89,7 @@ func (s *server) capturePage(w http.ResponseWriter, r *http.Request, rq *request
 		return
 	}
 	t := func(key string, args ...any) string { return s.d.Renderer.cat.T(rq.lang, key, args...) }
-	v := &captureView{ID: c.ID.String(), State: c.State, Label: t("state." + c.State), Error: c.Error}
+	v := &captureView{ID: c.ID.String(), State: c.State, Label: t("capture.state." + c.State), Error: c.Error}
 	switch c.State {
 	case app.StateComplete, app.StatePartial, app.StateFailed:
 		v.Ended = true
@@ -97,7 +97,7 @@ func (s *server) capturePage(w http.ResponseWriter, r *http.Request, rq *request
 			v.Item = "/c/" + c.CollectionID.String()
 		}
 	}
-	pg := &Page{Title: t("capturepage.title"), Nav: "library", Data: v}
+	pg := &Page{Script: true, Title: t("capturepage.title"), Nav: "library", Data: v}
 	if !v.Ended {
 		pg.Refresh = 2
 	}

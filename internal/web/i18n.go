@@ -22,8 +22,8 @@ type catalog map[string]message
 
 func newCatalog() catalog {
 	c := catalog{}
-	for _, part := range []catalog{layoutMessages(), signinMessages(), libraryMessages(), captureMessages(), usageMessages(),
-		tokenMessages(), sessionMessages(), settingsMessages()} {
+	for _, part := range []catalog{layoutMessages(), signinMessages(), buildMessages(), itemMessages(), libraryMessages(),
+		captureMessages(), usageMessages(), tokenMessages(), sessionMessages(), settingsMessages()} {
 		for k, m := range part {
 			if _, dup := c[k]; dup {
 				panic("web: message key " + k + " defined twice")

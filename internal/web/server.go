@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -23,6 +24,8 @@ type Service interface {
 	tokenService
 	sessionService
 	settingsService
+	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
+	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 }
 
 // Deps is what the live web library runs on.
@@ -85,6 +88,8 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/sessions/{id}/revoke", signedIn, s.revokeSession},
 		{http.MethodGet, "/settings", signedIn, s.settings},
 		{http.MethodPost, "/settings", signedIn, s.saveSettings},
+		{http.MethodGet, "/c/{id}", signedIn, s.item},
+		{http.MethodGet, "/c/{id}/diff", signedIn, s.itemDiff},
 	}, s.signinRoutes()...)
 }
 

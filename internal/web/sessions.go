@@ -42,7 +42,7 @@ func (s *server) sessions(w http.ResponseWriter, r *http.Request, rq *request) {
 		}
 		v.Sessions = append(v.Sessions, row)
 	}
-	s.page(w, r, rq, http.StatusOK, "sessions.html", &Page{Title: s.d.Renderer.cat.T(rq.lang, "sessions.title"), Nav: "sessions", Data: v})
+	s.page(w, r, rq, http.StatusOK, "sessions.html", &Page{Script: true, Title: s.d.Renderer.cat.T(rq.lang, "sessions.title"), Nav: "sessions", Data: v})
 }
 
 // revokeSession serves POST /sessions/{id}/revoke: that browser is signed

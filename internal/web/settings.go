@@ -44,7 +44,7 @@ func (s *server) renderSettings(w http.ResponseWriter, r *http.Request, rq *requ
 	// page's language still finds theirs.
 	v.Languages = []option{{"", t("settings.auto.lang")}, {LangEnglish, "English"}, {LangChinese, "中文（简体）"}}
 	v.Themes = []option{{"", t("settings.auto.theme")}, {"light", t("settings.light")}, {"dark", t("settings.dark")}}
-	s.page(w, r, rq, status, "settings.html", &Page{Title: t("settings.title"), Nav: "settings", Data: v})
+	s.page(w, r, rq, status, "settings.html", &Page{Script: true, Title: t("settings.title"), Nav: "settings", Data: v})
 }
 
 // saveSettings serves POST /settings.

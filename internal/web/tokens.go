@@ -39,7 +39,7 @@ func (s *server) renderTokens(w http.ResponseWriter, r *http.Request, rq *reques
 		return
 	}
 	v.Tokens = toks
-	s.page(w, r, rq, status, "tokens.html", &Page{Title: s.d.Renderer.cat.T(rq.lang, "tokens.title"), Nav: "tokens", Data: v})
+	s.page(w, r, rq, status, "tokens.html", &Page{Script: true, Title: s.d.Renderer.cat.T(rq.lang, "tokens.title"), Nav: "tokens", Data: v})
 }
 
 // createToken serves POST /tokens: a new token, shown on the answer page

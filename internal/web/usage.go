@@ -44,7 +44,7 @@ func (s *server) usage(w http.ResponseWriter, r *http.Request, rq *request) {
 			v.Percent = 100
 		}
 	}
-	s.page(w, r, rq, http.StatusOK, "usage.html", &Page{Title: s.d.Renderer.cat.T(rq.lang, "usage.title"), Nav: "usage", Data: v})
+	s.page(w, r, rq, http.StatusOK, "usage.html", &Page{Script: true, Title: s.d.Renderer.cat.T(rq.lang, "usage.title"), Nav: "usage", Data: v})
 }
 
 // formatBytes writes a size in binary units: 512 B, 1.5 MiB.

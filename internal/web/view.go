@@ -50,6 +50,9 @@ type Page struct {
 	// Refresh reloads a live page after this many seconds while it shows
 	// something in progress (0: never).
 	Refresh int
+	// Script loads app.js (keyboard, live capture state, the undo timer)
+	// on a live page that has a use for it; no page needs it to work.
+	Script bool
 
 	// cat is the renderer's catalog, set by Render for T.
 	cat catalog
@@ -95,6 +98,9 @@ type SiteInfo struct {
 type PostList struct {
 	Heading string
 	Intro   string
+	// Profile is the author's or channel's header on an author page, when
+	// the archive has their profile.
+	Profile *Profile
 	Posts   []*Post
 	Prev    string
 	Next    string
@@ -120,6 +126,9 @@ type Post struct {
 	Sensitive bool
 	// Quoted is a post this one quotes, when the graph has it.
 	Quoted *Quote
+	// Entity is the post as its type's renderer shows it (entity.go); nil
+	// when no renderer knows the type, and the page shows the fields above.
+	Entity *Entity
 }
 
 // Author is who wrote a post.
@@ -154,6 +163,9 @@ type Media struct {
 	Width     int
 	Height    int
 	Sensitive bool
+	// Poster is the path of a video's still frame from the site root (""
+	// when none); pages show it before the video plays.
+	Poster string
 	// ID makes the reveal control of a sensitive media unique on its page.
 	ID string
 }

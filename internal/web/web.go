@@ -25,7 +25,7 @@ var content embed.FS
 
 // pages are the page templates; each is rendered inside layout.html.
 func pages() []string {
-	return []string{"list.html", "post.html", "terms.html", "search.html", "404.html", "error.html", "login.html",
+	return []string{"list.html", "post.html", "item.html", "terms.html", "search.html", "404.html", "error.html", "login.html",
 		"library.html", "capture.html", "usage.html", "tokens.html", "sessions.html", "settings.html"}
 }
 
@@ -78,16 +78,18 @@ func New() (*Renderer, error) {
 			}
 			return t.UTC().Format("2 Jan 2006")
 		},
-		// optAsset is asset for a file that may not be there ("" then).
-		"optAsset":  func(name string) string { return r.assets[name].Path },
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"inc":       func(i int) int { return i + 1 },
 		"hasPrefix": strings.HasPrefix,
-		"mediaOf":   func(root string, m []Media) mediaBlock { return mediaBlock{Root: root, Media: m} },
+		"mediaOf":   func(root string, m []Media) mediaBlock { return mediaBlock{Root: root, Media: m, cat: r.cat} },
+		"mediaFor":  func(p *Page, m []Media) mediaBlock { return mediaBlock{Root: p.Root, Media: m, page: p, cat: r.cat} },
+		"entityOf":  func(p *Page, post *Post) entityBlock { return entityBlock{P: p, Post: post, E: post.Entity} },
+		"nestedOf":  func(p *Page, e *Entity) entityBlock { return entityBlock{P: p, E: e, Nested: true} },
 		"cardOf":    func(root string, p *Post) cardBlock { return cardBlock{Root: root, Post: p} },
 		"cardArgs":  func(p *Page, c card) cardArgs { return cardArgs{Page: p, Card: c} },
 		"list":      func(s ...string) []string { return s },
 	}
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(content, "templates/layout.html", "templates/partials.html")
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(content, "templates/layout.html", "templates/partials.html", "templates/entity.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: parse layout: %w", err)
 	}
@@ -105,6 +107,27 @@ func New() (*Renderer, error) {
 type mediaBlock struct {
 	Root  string
 	Media []Media
+	// page gives the texts in the page's language (nil: English).
+	page *Page
+	cat  catalog
+}
+
+// T is a text of the media partial in the page's language.
+func (b mediaBlock) T(key string, args ...any) string {
+	if b.page != nil {
+		return b.page.T(key, args...)
+	}
+	return b.cat.T(LangEnglish, key, args...)
+}
+
+// entityBlock carries a page and a post into the item renderers
+// (entity.html): E nil draws the fallback; Nested draws a quoted post or
+// a profile's post inside another.
+type entityBlock struct {
+	P      *Page
+	Post   *Post
+	E      *Entity
+	Nested bool
 }
 
 type cardBlock struct {

@@ -25,6 +25,7 @@ func TestTemplatesParseAndRender(t *testing.T) {
 	}
 	require.Contains(t, names, "style.css")
 	require.Contains(t, names, "app.js")
+	require.Contains(t, names, "item.css")
 }
 
 func TestTextRendering(t *testing.T) {

@@ -16,13 +16,9 @@ import (
 	"github.com/monitorhq/monitor/internal/web"
 )
 
-// Fixture posts of the fake FxTwitter (internal/testkit/testdata).
-const (
-	photosPost = "https://x.com/archivist_demo/status/2078399740166950912"
-	videoPost  = "https://x.com/archivist_demo/status/2079251421658238976"
-	quotePost  = "https://x.com/archivist_demo/status/2079906847374594048"
-	gonePost   = "https://x.com/archivist_demo/status/1000000000000000001" // 404 upstream
-)
+// gonePost is a post the fake FxTwitter answers 404 for (the other
+// fixture posts are named in item_test.go).
+const gonePost = "https://x.com/archivist_demo/status/1000000000000000001"
 
 // site is one tenant's signed-in view of the web library on a real core.
 type site struct {

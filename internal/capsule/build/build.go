@@ -3,11 +3,15 @@
 // per author and per tag, the media, an Atom feed, sitemap.xml, robots.txt,
 // 404.html and a client-side search index. Pages are rendered with the
 // templates of internal/web and link to each other with relative
-// addresses, so the site works from any folder of any host, and loads
-// nothing from any other host.
+// addresses that name files (c/ID/index.html, never c/ID/), so the site
+// works from any folder of any host and opened from disk (file://), and
+// loads nothing from any other host. The feed and sitemap.xml need the
+// site's full address (--base-url https://…); without one they are left
+// out and the build says so in Stats.Warnings.
 package build
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +27,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/check"
 	"github.com/monitorhq/monitor/internal/mediatype"
@@ -45,7 +50,9 @@ type Options struct {
 	// build.
 	Out string
 	// BaseURL is where the site is served: a path ("/", "/archive/") or a
-	// full address, which makes feed and sitemap links absolute.
+	// full address (https://example.org/archive/). Only a full address
+	// gives the site a feed and sitemap.xml, whose links must be absolute;
+	// otherwise Stats.Warnings says they were left out.
 	BaseURL string
 	// PageSize is how many posts an index page lists (0: DefaultPageSize).
 	PageSize int
@@ -61,6 +68,9 @@ type Stats struct {
 	Pages       int
 	Files       int
 	Bytes       int64
+	// Warnings are what the build left out and why, for the person who
+	// ran it; none stops the build.
+	Warnings []string
 }
 
 // site is one build in progress.
@@ -107,11 +117,22 @@ func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Opt
 
 	man := res.Manifest
 	s := &site{src: src, r: r, root: staging, basePath: basePath, absBase: absBase, media: map[string]string{},
-		info: web.SiteInfo{Title: man.Site.Title, Description: man.Site.Description, Language: man.Site.Language, Feed: "feed.xml"}}
+		info: web.SiteInfo{Title: man.Site.Title, Description: man.Site.Description, Language: man.Site.Language}}
+	if absBase != "" {
+		s.info.Feed = "feed.xml"
+	} else {
+		given := "no --base-url was given"
+		if strings.TrimSpace(opts.BaseURL) != "" {
+			given = fmt.Sprintf("--base-url %q is only a path", opts.BaseURL)
+		}
+		s.stats.Warnings = append(s.stats.Warnings, fmt.Sprintf(
+			"no feed.xml or sitemap.xml written: %s, and feed readers and search engines need the site's full address; "+
+				"pass --base-url with it, e.g. --base-url https://example.org/archive/", given))
+	}
 	if s.info.Title == "" {
-		s.info.Title = "Archive"
+		s.info.Title = s.t("build.archive")
 		if man.Owner.Name != "" {
-			s.info.Title = man.Owner.Name + " — archive"
+			s.info.Title = s.t("build.archive.of", man.Owner.Name)
 		}
 	}
 
@@ -131,7 +152,7 @@ func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Opt
 			return Stats{}, err
 		}
 		pg := &web.Page{Site: s.info, Title: p.Title, Nav: "home", Post: p.Post}
-		if err := s.page(p.URL+"index.html", "post.html", pg); err != nil {
+		if err := s.page(p.URL, "post.html", pg); err != nil {
 			return Stats{}, err
 		}
 		s.stats.Collections++
@@ -233,8 +254,9 @@ func swap(staging, out string) error {
 // post is a page's post with what lists and the feed also need.
 type post struct {
 	*web.Post
-	c      *capsule.Collection
-	author string // the author's slug
+	c       *capsule.Collection
+	author  string // the author's slug
+	profile string // the graph key of the author's profile entity ("": none)
 }
 
 func (s *site) post(e check.Entry) *post {
@@ -244,7 +266,7 @@ func (s *site) post(e check.Entry) *post {
 		date = *c.PublishedAt
 	}
 	p := &web.Post{
-		ID: c.ID, URL: "c/" + c.ID + "/", Date: date, Saved: c.SavedAt, Source: c.URL, Platform: c.Platform,
+		ID: c.ID, URL: "c/" + c.ID + "/index.html", Date: date, Saved: c.SavedAt, Source: c.URL, Platform: c.Platform,
 		Body: web.TextHTML(c.TextKind, c.Text), Excerpt: excerpt(c.Text, 300), Sensitive: c.Sensitive,
 	}
 	name := c.Author.Name
@@ -252,9 +274,11 @@ func (s *site) post(e check.Entry) *post {
 		name = c.Author.Handle
 	}
 	if name == "" {
-		name = "Unknown author"
+		name = s.t("build.unknown_author")
 	}
-	p.Title = c.Summary
+	// A summary ends in media markers stored in a neutral form (⟦image⟧):
+	// render them in the site's language.
+	p.Title = app.RenderSummary(c.Summary, app.Lang("", s.info.Language))
 	if t := excerpt(c.Text, 70); t != "" {
 		p.Title = name + ": " + t
 	}
@@ -265,7 +289,7 @@ func (s *site) post(e check.Entry) *post {
 	if slug == "" {
 		slug = slugify(name)
 	}
-	p.Author = web.Author{Name: name, Handle: c.Author.Handle, URL: "authors/" + slug + "/", Profile: c.Author.URL}
+	p.Author = web.Author{Name: name, Handle: c.Author.Handle, URL: "authors/" + slug + "/index.html", Profile: c.Author.URL}
 	authorKey := related(&c.Graph, c.Graph.Root, "authored_by")
 	if av := s.resource(&c.Graph, authorKey, "avatar"); av != "" {
 		p.Author.Avatar = av
@@ -273,6 +297,7 @@ func (s *site) post(e check.Entry) *post {
 	for i, m := range c.Media {
 		p.Media = append(p.Media, s.mediaItem(m.SHA256, m.Mime, m.File, m.Kind, m.Alt, m.Width, m.Height, m.Sensitive || c.Sensitive, fmt.Sprint(i)))
 	}
+	web.AttachPosters(p.Media, s.resources(&c.Graph, c.Graph.Root, "poster"))
 	seen := map[string]bool{}
 	for _, t := range c.Tags {
 		ts := slugify(t)
@@ -280,12 +305,15 @@ func (s *site) post(e check.Entry) *post {
 			continue
 		}
 		seen[ts] = true
-		p.Tags = append(p.Tags, web.Link{Name: t, URL: "tags/" + ts + "/"})
+		p.Tags = append(p.Tags, web.Link{Name: t, URL: "tags/" + ts + "/index.html"})
 	}
 	if q := related(&c.Graph, c.Graph.Root, "quotes"); q != "" {
 		p.Quoted = s.quote(&c, q)
 	}
-	return &post{Post: p, c: &c, author: slug}
+	// The post page draws the post with its type's renderer, as the live
+	// item page does (web.BuildEntity); nil keeps the fields above.
+	p.Entity = web.BuildEntity(s.graph(&c.Graph), p.Media)
+	return &post{Post: p, c: &c, author: slug, profile: profileKey(&c.Graph)}
 }
 
 func (s *site) mediaItem(sha, mime, file, kind, alt string, w, h int, sensitive bool, id string) web.Media {
@@ -310,6 +338,28 @@ func sitePath(sha, mime string) string {
 	return strings.TrimSuffix(out, path.Ext(out)) + ".bin"
 }
 
+// graph is a capsule's graph as the web renderers read it, each resource
+// at its path on the site.
+func (s *site) graph(g *capsule.Graph) *web.Graph {
+	out := &web.Graph{Root: g.Root}
+	for _, e := range g.Entities {
+		we := web.GraphEntity{Key: e.Key, Type: e.Type, Data: e.Data}
+		for _, r := range e.Resources {
+			if r.File == "" || r.SHA256 == "" {
+				continue
+			}
+			out := sitePath(r.SHA256, r.Mime)
+			s.media[out] = r.File
+			we.Resources = append(we.Resources, web.Resource{Purpose: r.Purpose, Kind: r.Kind, Mime: r.Mime, URL: out})
+		}
+		out.Entities = append(out.Entities, we)
+	}
+	for _, r := range g.Relations {
+		out.Relations = append(out.Relations, web.GraphRelation{From: r.From, Relation: r.Relation, To: r.To})
+	}
+	return out
+}
+
 // related is the key of the entity a relation leads to from key.
 func related(g *capsule.Graph, key, relation string) string {
 	for _, r := range g.Relations {
@@ -331,19 +381,34 @@ func entity(g *capsule.Graph, key string) *capsule.Entity {
 
 // resource is the output path of an entity's first resource with a purpose.
 func (s *site) resource(g *capsule.Graph, key, purpose string) string {
-	e := entity(g, key)
-	if e == nil {
-		return ""
-	}
-	for _, r := range e.Resources {
-		// Shown as an <img>: only a raster image will do.
-		if r.Purpose == purpose && r.Kind == "image" && mediatype.Inline(r.Mime) {
-			out := sitePath(r.SHA256, r.Mime)
-			s.media[out] = r.File
-			return out
-		}
+	if out := s.resources(g, key, purpose); len(out) > 0 {
+		return out[0]
 	}
 	return ""
+}
+
+// resources are the output paths of an entity's image resources with a
+// purpose, in order. Each is shown as an <img> or a poster, so only a
+// raster image will do; any other one is left out, and with it the
+// pairing of posters, which AttachPosters then declines.
+func (s *site) resources(g *capsule.Graph, key, purpose string) []string {
+	e := entity(g, key)
+	if e == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range e.Resources {
+		if r.Purpose != purpose {
+			continue
+		}
+		if r.Kind != "image" || !mediatype.Inline(r.Mime) {
+			return nil
+		}
+		p := sitePath(r.SHA256, r.Mime)
+		s.media[p] = r.File
+		out = append(out, p)
+	}
+	return out
 }
 
 func (s *site) quote(c *capsule.Collection, key string) *web.Quote {
@@ -369,17 +434,18 @@ func (s *site) quote(c *capsule.Collection, key string) *web.Quote {
 		}
 	}
 	for i, r := range e.Resources {
-		if r.Purpose == "avatar" || r.Purpose == "banner" {
+		if r.Purpose == "avatar" || r.Purpose == "banner" || r.Purpose == "poster" {
 			continue
 		}
 		q.Media = append(q.Media, s.mediaItem(r.SHA256, r.Mime, r.File, r.Kind, "", 0, 0, c.Sensitive, fmt.Sprintf("q%d", i)))
 	}
+	web.AttachPosters(q.Media, s.resources(&c.Graph, key, "poster"))
 	return q
 }
 
 // lists writes the home index, the author and tag pages and directories.
 func (s *site) lists(posts []*post, size int) error {
-	if err := s.paginate("", "", "", "home", posts, size); err != nil {
+	if err := s.paginate("", "", "", "home", nil, posts, size); err != nil {
 		return err
 	}
 	byAuthor := map[string][]*post{}
@@ -392,7 +458,7 @@ func (s *site) lists(posts []*post, size int) error {
 			authorName[p.author] = p.Author.Name
 		}
 		for _, t := range p.Tags {
-			slug := strings.TrimSuffix(strings.TrimPrefix(t.URL, "tags/"), "/")
+			slug := strings.TrimSuffix(strings.TrimPrefix(t.URL, "tags/"), "/index.html")
 			byTag[slug] = append(byTag[slug], p)
 			if _, ok := tagName[slug]; !ok {
 				tagName[slug] = t.Name
@@ -405,40 +471,40 @@ func (s *site) lists(posts []*post, size int) error {
 		if h := ps[0].Author.Handle; h != "" {
 			name += " (@" + h + ")"
 		}
-		if err := s.paginate("authors/"+slug+"/", "Posts by "+name, "", "authors", ps, size); err != nil {
+		if err := s.paginate("authors/"+slug+"/", s.t("build.posts_by", name), "", "authors", s.profile(ps), ps, size); err != nil {
 			return err
 		}
-		authors = append(authors, web.Link{Name: name, URL: "authors/" + slug + "/", Count: len(ps)})
+		authors = append(authors, web.Link{Name: name, URL: "authors/" + slug + "/index.html", Count: len(ps)})
 	}
 	for slug, ps := range byTag {
-		if err := s.paginate("tags/"+slug+"/", "#"+tagName[slug], "", "tags", ps, size); err != nil {
+		if err := s.paginate("tags/"+slug+"/", "#"+tagName[slug], "", "tags", nil, ps, size); err != nil {
 			return err
 		}
-		tags = append(tags, web.Link{Name: "#" + tagName[slug], URL: "tags/" + slug + "/", Count: len(ps)})
+		tags = append(tags, web.Link{Name: "#" + tagName[slug], URL: "tags/" + slug + "/index.html", Count: len(ps)})
 	}
 	byName := func(l []web.Link) {
 		sort.Slice(l, func(i, j int) bool { return strings.ToLower(l[i].Name) < strings.ToLower(l[j].Name) })
 	}
 	byName(authors)
 	byName(tags)
-	if err := s.page("authors/index.html", "terms.html", &web.Page{Site: s.info, Title: "Authors", Nav: "authors", Terms: authors}); err != nil {
+	if err := s.page("authors/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.authors"), Nav: "authors", Terms: authors}); err != nil {
 		return err
 	}
-	return s.page("tags/index.html", "terms.html", &web.Page{Site: s.info, Title: "Tags", Nav: "tags", Terms: tags})
+	return s.page("tags/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.tags"), Nav: "tags", Terms: tags})
 }
 
 // paginate writes a list of posts as prefix/index.html and
-// prefix/page/N/index.html.
-func (s *site) paginate(prefix, heading, intro, nav string, posts []*post, size int) error {
+// prefix/page/N/index.html; profile, when set, heads every page.
+func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile, posts []*post, size int) error {
 	pages := max(1, (len(posts)+size-1)/size)
 	url := func(n int) string {
 		if n == 1 {
-			return prefix
+			return prefix + "index.html"
 		}
-		return fmt.Sprintf("%spage/%d/", prefix, n)
+		return fmt.Sprintf("%spage/%d/index.html", prefix, n)
 	}
 	for n := 1; n <= pages; n++ {
-		list := &web.PostList{Heading: heading, Intro: intro, Page: n, Pages: pages}
+		list := &web.PostList{Heading: heading, Intro: intro, Profile: profile, Page: n, Pages: pages}
 		for _, p := range posts[(n-1)*size : min(n*size, len(posts))] {
 			list.Posts = append(list.Posts, p.Post)
 		}
@@ -449,15 +515,20 @@ func (s *site) paginate(prefix, heading, intro, nav string, posts []*post, size 
 			list.Next = url(n + 1)
 		}
 		title := heading
-		if n > 1 {
-			title = fmt.Sprintf("%s page %d", strings.TrimSpace(heading), n)
+		if n > 1 && heading == "" {
+			title = s.t("build.page", n)
+		} else if n > 1 {
+			title = s.t("build.heading_page", heading, n)
 		}
-		if err := s.page(url(n)+"index.html", "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list}); err != nil {
+		if err := s.page(url(n), "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// t is a text of the site's language (web/build_i18n.go).
+func (s *site) t(key string, args ...any) string { return s.r.T(s.info.Language, key, args...) }
 
 // page renders one page at a path from the site root.
 func (s *site) page(rel, tmpl string, pg *web.Page) error {
@@ -468,15 +539,19 @@ func (s *site) page(rel, tmpl string, pg *web.Page) error {
 	if s.absBase != "" && tmpl != "404.html" {
 		pg.Canonical = s.absBase + dir
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	if err := s.r.Render(&b, tmpl, pg); err != nil {
 		return err
+	}
+	out, err := fileLinks(b.Bytes())
+	if err != nil {
+		return fmt.Errorf("build: %s: %w", rel, err)
 	}
 	if tmpl != "404.html" && tmpl != "search.html" {
 		s.urls = append(s.urls, dir)
 	}
 	s.stats.Pages++
-	return s.write(rel, []byte(b.String()))
+	return s.write(rel, out)
 }
 
 func (s *site) write(rel string, data []byte) error {

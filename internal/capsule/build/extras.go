@@ -12,13 +12,14 @@ import (
 )
 
 // extras writes what is not a page of posts: the search page and index,
-// 404.html, the Atom feed, sitemap.xml, robots.txt and the static assets.
+// 404.html, the Atom feed and sitemap.xml (with a full base address only),
+// robots.txt and the static assets.
 func (s *site) extras(posts []*post, now func() time.Time) error {
-	if err := s.page("search/index.html", "search.html", &web.Page{Site: s.info, Title: "Search", Nav: "search"}); err != nil {
+	if err := s.page("search/index.html", "search.html", &web.Page{Site: s.info, Title: s.t("nav.search"), Nav: "search"}); err != nil {
 		return err
 	}
 	// 404.html is served at any address, so its links start at the base.
-	if err := s.page("404.html", "404.html", &web.Page{Site: s.info, Title: "Not found", Root: s.basePath}); err != nil {
+	if err := s.page("404.html", "404.html", &web.Page{Site: s.info, Title: s.t("error.notfound"), Root: s.basePath}); err != nil {
 		return err
 	}
 	type entry struct {
@@ -45,11 +46,20 @@ func (s *site) extras(posts []*post, now func() time.Time) error {
 	if err := s.write("search.json", data); err != nil {
 		return err
 	}
-	if err := s.feed(posts, now); err != nil {
+	// The search page reads the index from a script, not with fetch:
+	// browsers refuse fetch on file:// pages. encoding/json escapes <, >
+	// and &, so the data cannot end the script.
+	script := append(append([]byte("// The search index of this site, for search/index.html.\nwindow.monitorSearchIndex = "), data...), ";\n"...)
+	if err := s.write(searchIndexScript, script); err != nil {
 		return err
 	}
-	if err := s.sitemap(); err != nil {
-		return err
+	if s.absBase != "" {
+		if err := s.feed(posts, now); err != nil {
+			return err
+		}
+		if err := s.sitemap(); err != nil {
+			return err
+		}
 	}
 	robots := "User-agent: *\nAllow: /\n"
 	if s.absBase != "" {
@@ -65,6 +75,10 @@ func (s *site) extras(posts []*post, now func() time.Time) error {
 	}
 	return nil
 }
+
+// searchIndexScript is the search index as a script that sets
+// window.monitorSearchIndex; search.html loads it.
+const searchIndexScript = "search-index.js"
 
 type atomLink struct {
 	Href string `xml:"href,attr"`
@@ -128,7 +142,7 @@ func (s *site) feed(posts []*post, now func() time.Time) error {
 		if up.After(updated) {
 			updated = up
 		}
-		e := atomEntry{Title: p.Title, ID: "urn:uuid:" + p.ID, Link: atomLink{Href: s.link(p.URL), Rel: "alternate", Type: "text/html"},
+		e := atomEntry{Title: p.Title, ID: "urn:uuid:" + p.ID, Link: atomLink{Href: s.link(strings.TrimSuffix(p.URL, "index.html")), Rel: "alternate", Type: "text/html"},
 			Updated: up.UTC().Format(time.RFC3339), Published: p.Date.UTC().Format(time.RFC3339),
 			Author: atomAuthor{Name: p.Author.Name}, Content: atomText{Type: "html", Body: string(p.Body)}}
 		for _, t := range p.Tags {

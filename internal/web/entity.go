@@ -1,0 +1,552 @@
+package web
+
+import (
+	"encoding/json"
+	"html/template"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/monitorhq/monitor/internal/mediatype"
+)
+
+// The item renderers. A collection's page is drawn by the renderer of its
+// graph's root entity type (x.post, x.profile, telegram.message,
+// telegram.channel); any other type falls back to the text, summary and
+// media every revision has. The live item page and the static build's
+// post pages build the same Entity from the same Graph, so a post looks
+// the same served or published.
+
+// Graph is an entity graph as the renderers read it: from a revision on
+// the live site (app.GraphView) or from a capsule in the static build.
+type Graph struct {
+	Root      string
+	Entities  []GraphEntity
+	Relations []GraphRelation
+}
+
+// GraphEntity is one entity of a Graph with its adapter-defined data.
+type GraphEntity struct {
+	Key  string
+	Type string
+	Data json.RawMessage
+	// Resources are the entity's media files, with addresses.
+	Resources []Resource
+}
+
+// Resource is a media file attached to an entity: an avatar, a banner, a
+// video's poster, a quoted post's media, a link preview's image.
+type Resource struct {
+	Purpose string
+	Kind    string
+	Mime    string
+	// URL is the file's path from the site root.
+	URL string
+}
+
+// GraphRelation is one edge of a Graph.
+type GraphRelation struct {
+	From     string
+	Relation string
+	To       string
+}
+
+// Renderer names, one per entity type the item page knows.
+const (
+	RenderXPost           = "x-post"
+	RenderXProfile        = "x-profile"
+	RenderTelegramPost    = "telegram-post"
+	RenderTelegramChannel = "telegram-channel"
+)
+
+// Entity is what an item renderer shows: the root entity of a graph with
+// what the graph says around it (author, quote, reply, forward, channel).
+// Fields a type does not have stay empty and are not shown.
+type Entity struct {
+	// Type is the entity type (x.post, telegram.message, …).
+	Type string
+	// Render is the renderer drawing it (RenderXPost, …).
+	Render string
+	// Name is the author's or the channel's display name.
+	Name string
+	// Handle is the @handle or channel username, without the @.
+	Handle string
+	// Avatar and Banner are image paths from the site root ("" : none).
+	Avatar string
+	Banner string
+	// URL is the original address upstream.
+	URL string
+	// Profile is the author's or channel's upstream address.
+	Profile string
+	Text    template.HTML
+	// Bio is a profile's or channel's description.
+	Bio       template.HTML
+	Published time.Time
+	Edited    bool
+	Signature string
+	Verified  bool
+	Location  string
+	Website   string
+	// Media are the shown media in their stored order (an album's order).
+	Media []Media
+	// AlbumIncomplete: t.me did not show every member of the album.
+	AlbumIncomplete bool
+	Counts          []Counter
+	ReplyTo         *Ref
+	ForwardedFrom   *Ref
+	Community       *Ref
+	Quoted          *Entity
+	Poll            *Poll
+	Card            *Card
+	// Posts are a profile's posts that the graph holds.
+	Posts []*Entity
+}
+
+// Counter is one counter of an entity (likes, views, subscribers), named
+// by a catalog key so the template says it in the page's language.
+type Counter struct {
+	// Key is the catalog key of the counter's name (count.likes, …).
+	Key string
+	N   int64
+}
+
+// Number is the count with thousands separators: 12,345.
+func (c Counter) Number() string { return groupDigits(c.N) }
+
+// Ref points at another post or account: a reply's parent, a forward's
+// source, a community.
+type Ref struct {
+	Name   string
+	Handle string
+	URL    string
+	Text   string
+}
+
+// Poll is a poll with its results when it was captured.
+type Poll struct {
+	Question string
+	// Meta is what the upstream said about it ("Anonymous poll", "1.2K votes").
+	Meta string
+	// Votes is the number of votes (0: the upstream did not say).
+	Votes   int64
+	Options []PollOption
+}
+
+// VoteCount is Votes with thousands separators.
+func (p *Poll) VoteCount() string { return groupDigits(p.Votes) }
+
+// PollOption is one answer of a poll and its share of the votes.
+type PollOption struct {
+	Text    string
+	Percent int
+}
+
+// Card is a link's preview card.
+type Card struct {
+	URL         string
+	Site        string
+	Title       string
+	Description string
+	// Image is the card image's path from the site root ("" : none).
+	Image string
+}
+
+// BuildEntity chooses the renderer for a graph's root entity and fills it
+// from the graph. media are the revision's shown media in their stored
+// order, with addresses. It returns nil for a type no renderer knows (or
+// no graph), and the page falls back to text, summary and media.
+func BuildEntity(g *Graph, media []Media) *Entity {
+	if g == nil {
+		return nil
+	}
+	root := g.entity(g.Root)
+	if root == nil {
+		return nil
+	}
+	switch root.Type {
+	case "x.post":
+		e := g.xPost(root, withPosters(media, root.resources("poster")))
+		return e
+	case "x.profile":
+		return g.xProfile(root)
+	case "telegram.message":
+		return g.telegramPost(root, withPosters(media, root.resources("poster")))
+	case "telegram.channel":
+		return g.telegramChannel(root)
+	}
+	return nil
+}
+
+func (g *Graph) entity(key string) *GraphEntity {
+	if key == "" {
+		return nil
+	}
+	for i := range g.Entities {
+		if g.Entities[i].Key == key {
+			return &g.Entities[i]
+		}
+	}
+	return nil
+}
+
+// related is the entity a relation leads to from key (nil: none).
+func (g *Graph) related(key, relation string) *GraphEntity {
+	for _, r := range g.Relations {
+		if r.From == key && r.Relation == relation {
+			return g.entity(r.To)
+		}
+	}
+	return nil
+}
+
+// resources are the entity's resources with a purpose, in stored order.
+func (e *GraphEntity) resources(purpose string) []Resource {
+	var out []Resource
+	for _, r := range e.Resources {
+		if r.Purpose == purpose {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// image is the path of the entity's first raster image with a purpose:
+// only a passive type may be shown as an <img>.
+func (e *GraphEntity) image(purpose string) string {
+	if e == nil {
+		return ""
+	}
+	for _, r := range e.resources(purpose) {
+		if r.Kind == "image" && mediatype.Inline(r.Mime) {
+			return r.URL
+		}
+	}
+	return ""
+}
+
+// withPosters pairs the n-th poster with the n-th video or GIF. Adapters
+// give a poster for every shown video or for none, so a count that does
+// not match pairs nothing rather than the wrong still.
+func withPosters(media []Media, posters []Resource) []Media {
+	out := append([]Media(nil), media...)
+	var videos []int
+	for i, m := range out {
+		if isVideo(m.Mime) { // the rule of AttachPosters
+			videos = append(videos, i)
+		}
+	}
+	if len(posters) != len(videos) {
+		return out
+	}
+	for n, i := range videos {
+		if p := posters[n]; p.Kind == "image" && mediatype.Inline(p.Mime) && out[i].Poster == "" {
+			out[i].Poster = p.URL
+		}
+	}
+	return out
+}
+
+// xPostData is what the renderer reads of an x.post (adapters/x schema;
+// bookmarks, poll, community and card are read when an adapter gives them
+// in FxTwitter's shape).
+type xPostData struct {
+	ID            string `json:"id"`
+	URL           string `json:"url"`
+	Text          string `json:"text"`
+	CreatedAt     string `json:"created_at"`
+	EditedAt      string `json:"edited_at"`
+	Likes         *int64 `json:"likes"`
+	Reposts       *int64 `json:"reposts"`
+	Replies       *int64 `json:"replies"`
+	Views         *int64 `json:"views"`
+	Bookmarks     *int64 `json:"bookmarks"`
+	Sensitive     bool   `json:"sensitive"`
+	ReplyToID     string `json:"reply_to_id"`
+	ReplyToHandle string `json:"reply_to_handle"`
+	Poll          *struct {
+		Choices []struct {
+			Label      string  `json:"label"`
+			Count      int64   `json:"count"`
+			Percentage float64 `json:"percentage"`
+		} `json:"choices"`
+		TotalVotes int64  `json:"total_votes"`
+		TimeLeft   string `json:"time_left_en"`
+	} `json:"poll"`
+	Community *struct {
+		Name string `json:"name"`
+		URL  string `json:"url"`
+	} `json:"community"`
+	Card *struct {
+		URL         string `json:"url"`
+		Title       string `json:"title"`
+		Description string `json:"description"`
+		Site        string `json:"site_name"`
+	} `json:"card"`
+}
+
+type xProfileData struct {
+	Handle      string `json:"handle"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Followers   *int64 `json:"followers"`
+	Following   *int64 `json:"following"`
+	Posts       *int64 `json:"posts"`
+	Location    string `json:"location"`
+	URL         string `json:"url"`
+	Website     string `json:"website"`
+}
+
+func (g *Graph) xPost(e *GraphEntity, media []Media) *Entity {
+	var d xPostData
+	_ = json.Unmarshal(e.Data, &d) // the schema checked it at capture; a field that does not fit stays empty
+	v := &Entity{Type: e.Type, Render: RenderXPost, URL: d.URL, Text: PlainHTML(d.Text), Published: parseTime(d.CreatedAt),
+		Edited: d.EditedAt != "", Media: media}
+	if author := g.related(e.Key, "authored_by"); author != nil {
+		var p xProfileData
+		_ = json.Unmarshal(author.Data, &p)
+		v.Name, v.Handle, v.Profile, v.Avatar = p.Name, p.Handle, p.URL, author.image("avatar")
+	}
+	if v.Name == "" && v.Handle != "" {
+		v.Name = "@" + v.Handle
+	}
+	for i := range v.Media {
+		v.Media[i].Sensitive = v.Media[i].Sensitive || d.Sensitive
+	}
+	v.Counts = counts([]string{"count.replies", "count.reposts", "count.likes", "count.views", "count.bookmarks"},
+		d.Replies, d.Reposts, d.Likes, d.Views, d.Bookmarks)
+	if d.ReplyToHandle != "" || d.ReplyToID != "" {
+		r := &Ref{Handle: d.ReplyToHandle}
+		if d.ReplyToHandle != "" && d.ReplyToID != "" {
+			r.URL = "https://x.com/" + d.ReplyToHandle + "/status/" + d.ReplyToID
+		} else if d.ReplyToID != "" {
+			r.URL = "https://x.com/i/status/" + d.ReplyToID
+		}
+		v.ReplyTo = r
+	}
+	if p := d.Poll; p != nil && len(p.Choices) > 0 {
+		poll := &Poll{Votes: p.TotalVotes, Meta: p.TimeLeft}
+		for _, c := range p.Choices {
+			pct := int(c.Percentage + 0.5)
+			if c.Percentage == 0 && p.TotalVotes > 0 {
+				pct = int((c.Count*100 + p.TotalVotes/2) / p.TotalVotes)
+			}
+			poll.Options = append(poll.Options, PollOption{Text: c.Label, Percent: clampPercent(pct)})
+		}
+		v.Poll = poll
+	}
+	if c := d.Community; c != nil && c.Name != "" {
+		v.Community = &Ref{Name: c.Name, URL: c.URL}
+	}
+	if c := d.Card; c != nil && c.URL != "" {
+		v.Card = &Card{URL: c.URL, Title: c.Title, Description: c.Description, Site: c.Site}
+	}
+	if q := g.related(e.Key, "quotes"); q != nil {
+		var qm []Media
+		for i, r := range q.Resources {
+			switch r.Purpose {
+			case "avatar", "banner", "poster":
+				continue
+			}
+			qm = append(qm, Media{URL: r.URL, Kind: r.Kind, Mime: r.Mime, ID: "q" + strconv.Itoa(i), Sensitive: d.Sensitive})
+		}
+		v.Quoted = g.xPost(q, withPosters(qm, q.resources("poster")))
+		v.Quoted.Quoted = nil // one level: a quote's own quote is a link away
+	}
+	return v
+}
+
+func (g *Graph) xProfile(e *GraphEntity) *Entity {
+	var p xProfileData
+	_ = json.Unmarshal(e.Data, &p)
+	v := &Entity{Type: e.Type, Render: RenderXProfile, Name: p.Name, Handle: p.Handle, URL: p.URL, Profile: p.URL,
+		Avatar: e.image("avatar"), Banner: e.image("banner"), Bio: PlainHTML(p.Description), Location: p.Location, Website: p.Website}
+	if v.Name == "" {
+		v.Name = "@" + p.Handle
+	}
+	v.Counts = counts([]string{"count.posts", "count.following", "count.followers"}, p.Posts, p.Following, p.Followers)
+	// The profile's posts that this graph holds (authored_by the root).
+	for _, r := range g.Relations {
+		if r.To == e.Key && r.Relation == "authored_by" {
+			if pe := g.entity(r.From); pe != nil && pe.Type == "x.post" {
+				var pm []Media
+				for i, res := range pe.Resources {
+					if res.Purpose == "" {
+						pm = append(pm, Media{URL: res.URL, Kind: res.Kind, Mime: res.Mime, ID: "p" + strconv.Itoa(len(v.Posts)) + "-" + strconv.Itoa(i)})
+					}
+				}
+				post := g.xPost(pe, withPosters(pm, pe.resources("poster")))
+				post.Quoted = nil
+				v.Posts = append(v.Posts, post)
+			}
+		}
+	}
+	return v
+}
+
+type tgMessageData struct {
+	URL             string `json:"url"`
+	Channel         string `json:"channel"`
+	Text            string `json:"text"`
+	TextMarkdown    string `json:"text_markdown"`
+	PublishedAt     string `json:"published_at"`
+	Edited          bool   `json:"edited"`
+	Signature       string `json:"signature"`
+	AuthorName      string `json:"author_name"`
+	AuthorUsername  string `json:"author_username"`
+	Views           *int64 `json:"views"`
+	AlbumIncomplete bool   `json:"album_incomplete"`
+	ForwardedFrom   *struct {
+		Name   string `json:"name"`
+		Author string `json:"author"`
+		URL    string `json:"url"`
+	} `json:"forwarded_from"`
+	ReplyTo *struct {
+		Channel    string `json:"channel"`
+		URL        string `json:"url"`
+		AuthorName string `json:"author_name"`
+		Text       string `json:"text"`
+	} `json:"reply_to"`
+	LinkPreview *struct {
+		URL         string `json:"url"`
+		SiteName    string `json:"site_name"`
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	} `json:"link_preview"`
+	Poll *struct {
+		Question string `json:"question"`
+		Type     string `json:"type"`
+		Voters   string `json:"voters"`
+		Options  []struct {
+			Text    string `json:"text"`
+			Percent int    `json:"percent"`
+		} `json:"options"`
+	} `json:"poll"`
+}
+
+type tgChannelData struct {
+	Username            string `json:"username"`
+	URL                 string `json:"url"`
+	Title               string `json:"title"`
+	Description         string `json:"description"`
+	DescriptionMarkdown string `json:"description_markdown"`
+	Verified            bool   `json:"verified"`
+	Subscribers         *int64 `json:"subscribers"`
+	Photos              *int64 `json:"photos"`
+	Videos              *int64 `json:"videos"`
+	Files               *int64 `json:"files"`
+	Links               *int64 `json:"links"`
+}
+
+func (g *Graph) telegramPost(e *GraphEntity, media []Media) *Entity {
+	var d tgMessageData
+	_ = json.Unmarshal(e.Data, &d)
+	v := &Entity{Type: e.Type, Render: RenderTelegramPost, URL: d.URL, Published: parseTime(d.PublishedAt), Edited: d.Edited,
+		Signature: d.Signature, Media: media, AlbumIncomplete: d.AlbumIncomplete, Name: d.AuthorName, Handle: d.Channel,
+		Profile: "https://t.me/" + d.Channel}
+	if d.TextMarkdown != "" {
+		v.Text = MarkdownHTML(d.TextMarkdown)
+	} else {
+		v.Text = PlainHTML(d.Text)
+	}
+	if d.AuthorUsername != "" {
+		v.Handle, v.Profile = d.AuthorUsername, "https://t.me/"+d.AuthorUsername
+	}
+	if ch := g.related(e.Key, "posted_in"); ch != nil {
+		var c tgChannelData
+		_ = json.Unmarshal(ch.Data, &c)
+		if v.Name == "" {
+			v.Name = c.Title
+		}
+		if d.AuthorUsername == "" {
+			v.Avatar = ch.image("avatar")
+		}
+	}
+	if v.Name == "" {
+		v.Name = "@" + d.Channel
+	}
+	v.Counts = counts([]string{"count.views"}, d.Views)
+	if f := d.ForwardedFrom; f != nil {
+		v.ForwardedFrom = &Ref{Name: f.Name, URL: f.URL, Text: f.Author}
+	}
+	if r := d.ReplyTo; r != nil {
+		v.ReplyTo = &Ref{Name: r.AuthorName, Handle: r.Channel, URL: r.URL, Text: r.Text}
+	}
+	if p := d.LinkPreview; p != nil {
+		v.Card = &Card{URL: p.URL, Site: p.SiteName, Title: p.Title, Description: p.Description, Image: e.image("link_preview")}
+	}
+	if p := d.Poll; p != nil {
+		poll := &Poll{Question: p.Question, Meta: strings.TrimSpace(strings.Join(nonEmpty(p.Type, p.Voters), " · "))}
+		for _, o := range p.Options {
+			poll.Options = append(poll.Options, PollOption{Text: o.Text, Percent: clampPercent(o.Percent)})
+		}
+		v.Poll = poll
+	}
+	return v
+}
+
+func (g *Graph) telegramChannel(e *GraphEntity) *Entity {
+	var c tgChannelData
+	_ = json.Unmarshal(e.Data, &c)
+	v := &Entity{Type: e.Type, Render: RenderTelegramChannel, Name: c.Title, Handle: c.Username, URL: c.URL, Profile: c.URL,
+		Avatar: e.image("avatar"), Verified: c.Verified}
+	if v.Name == "" {
+		v.Name = "@" + c.Username
+	}
+	if c.DescriptionMarkdown != "" {
+		v.Bio = MarkdownHTML(c.DescriptionMarkdown)
+	} else if c.Description != "" {
+		v.Bio = PlainHTML(c.Description)
+	}
+	v.Counts = counts([]string{"count.subscribers", "count.photos", "count.videos", "count.files", "count.links"},
+		c.Subscribers, c.Photos, c.Videos, c.Files, c.Links)
+	return v
+}
+
+// counts keeps the counters the upstream gave (nil: it did not say).
+func counts(keys []string, ns ...*int64) []Counter {
+	var out []Counter
+	for i, n := range ns {
+		if n != nil {
+			out = append(out, Counter{Key: keys[i], N: *n})
+		}
+	}
+	return out
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func clampPercent(p int) int { return max(0, min(100, p)) }
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// groupDigits writes n with a comma between each group of three digits.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

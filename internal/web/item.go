@@ -1,0 +1,231 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/mediatype"
+)
+
+// The item page, GET /c/{id}: one saved collection drawn by its type's
+// renderer (entity.go), its actions, and the timeline of its revisions;
+// GET /c/{id}/diff?from=REV&to=REV shows a word diff of two revisions.
+
+// ItemView is the item page's own content (Page.Data).
+type ItemView struct {
+	// ID is the collection's id, for the action forms.
+	ID string
+	// Source is the original address upstream ("" : none).
+	Source string
+	// State is the latest capture's state ("" : none visible).
+	State     string
+	Revisions []RevisionRow
+	// From and To are the revisions the diff form has chosen.
+	From, To string
+	// Diff is set on the diff page.
+	Diff *Diff
+}
+
+// RevisionRow is one revision in the item page's timeline.
+type RevisionRow struct {
+	ID      string
+	Time    time.Time
+	Hash    string
+	Bytes   int64
+	Current bool
+}
+
+// Size is the revision's size for people: 1.2 KB.
+func (r RevisionRow) Size() string { return humanBytes(r.Bytes) }
+
+// When writes a time for people in the page's language, to the minute,
+// in UTC: 18 Jul 2026 08:41 UTC, 2026年7月18日 08:41 UTC.
+func (p *Page) When(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	if p.Language() == LangChinese {
+		return t.Format("2006年1月2日 15:04 UTC")
+	}
+	return t.Format("2 Jan 2006 15:04 UTC")
+}
+
+// Day writes a date for people in the page's language.
+func (p *Page) Day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	if p.Language() == LangChinese {
+		return t.Format("2006年1月2日")
+	}
+	return t.Format("2 Jan 2006")
+}
+
+// hashPrefix is how much of a content hash the timeline shows.
+const hashPrefix = 12
+
+func (s *server) item(w http.ResponseWriter, r *http.Request, rq *request) {
+	v, revs, ok := s.loadItem(w, r, rq)
+	if !ok {
+		return
+	}
+	view := itemViewOf(v, revs)
+	if len(revs) > 1 {
+		view.From, view.To = revs[1].ID.String(), revs[0].ID.String()
+	}
+	s.page(w, r, rq, http.StatusOK, "item.html", &Page{Title: itemTitle(v), Post: PostOf(v), Data: view, Nav: "library"})
+}
+
+func (s *server) itemDiff(w http.ResponseWriter, r *http.Request, rq *request) {
+	v, revs, ok := s.loadItem(w, r, rq)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	from, to := findRevision(revs, q.Get("from")), findRevision(revs, q.Get("to"))
+	if from == nil || to == nil {
+		// A revision of another collection, or no id at all: nothing to show.
+		s.notFound(w, r, rq)
+		return
+	}
+	view := itemViewOf(v, revs)
+	view.From, view.To = from.ID.String(), to.ID.String()
+	d := WordDiff(from.Text, to.Text)
+	view.Diff = &d
+	title := s.d.Renderer.cat.T(rq.lang, "item.diff.title")
+	s.page(w, r, rq, http.StatusOK, "item.html", &Page{Title: title + " · " + itemTitle(v), Data: view, Nav: "library"})
+}
+
+// loadItem reads the collection and its revisions, or answers 404 for an
+// id that is not one or not the tenant's.
+func (s *server) loadItem(w http.ResponseWriter, r *http.Request, rq *request) (app.CollectionView, []app.RevisionView, bool) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		s.notFound(w, r, rq)
+		return app.CollectionView{}, nil, false
+	}
+	v, err := s.d.App.Collection(r.Context(), rq.tenantID, id)
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return v, nil, false
+	}
+	revs, err := s.d.App.Revisions(r.Context(), rq.tenantID, v.ID)
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return v, nil, false
+	}
+	return v, revs, true
+}
+
+func findRevision(revs []app.RevisionView, id string) *app.RevisionView {
+	for i := range revs {
+		if revs[i].ID.String() == id {
+			return &revs[i]
+		}
+	}
+	return nil
+}
+
+func itemViewOf(v app.CollectionView, revs []app.RevisionView) *ItemView {
+	view := &ItemView{ID: v.ID.String(), Source: v.SourceURL, State: v.State}
+	for _, rv := range revs { // newest first, as the app lists them
+		h := rv.ContentHash
+		if len(h) > hashPrefix {
+			h = h[:hashPrefix]
+		}
+		view.Revisions = append(view.Revisions, RevisionRow{ID: rv.ID.String(), Time: rv.CreatedAt, Hash: h, Bytes: rv.ContentBytes,
+			Current: v.RevisionID != nil && *v.RevisionID == rv.ID})
+	}
+	return view
+}
+
+func itemTitle(v app.CollectionView) string {
+	if v.Summary != "" {
+		return v.Summary
+	}
+	if v.AuthorName != "" {
+		return v.AuthorName
+	}
+	return v.SourceURL
+}
+
+// liveMediaURL is where the live site serves a media file: REST's
+// GET /v1/media, which answers Range requests (path from the site root).
+func liveMediaURL(sha256 string) string { return "v1/media/" + sha256 }
+
+// PostOf turns a saved collection into the post the live pages show,
+// with its renderer's Entity when the graph's root type has one. Media
+// paths lead to GET /v1/media.
+func PostOf(v app.CollectionView) *Post {
+	p := &Post{
+		ID: v.ID.String(), URL: "c/" + v.ID.String(), Title: v.Summary, Source: v.SourceURL, Platform: v.Platform,
+		Saved: v.SavedAt, Date: v.SavedAt, Body: TextHTML(v.TextKind, v.Text), Excerpt: v.Summary,
+		Author: Author{Name: v.AuthorName},
+	}
+	if v.PublishedAt != nil {
+		p.Date = *v.PublishedAt
+	}
+	if v.Text == "" && v.Summary != "" {
+		p.Body = PlainHTML(v.Summary) // a post without text still says what it is
+	}
+	for i, m := range v.Media {
+		p.Media = append(p.Media, Media{URL: liveMediaURL(m.SHA256), Kind: m.Kind, Mime: m.Mime, Alt: m.Alt, Width: m.Width,
+			Height: m.Height, Sensitive: m.Sensitive, ID: strconv.Itoa(i)})
+		if p.Media[i].Inline() {
+			continue
+		}
+		p.Media[i].Name = mediatype.Filename(m.SHA256, m.Mime) // offered as a download, under its type's extension
+	}
+	if v.Graph != nil {
+		p.Entity = BuildEntity(GraphOf(v.Graph, liveMediaURL), p.Media)
+	}
+	if e := p.Entity; e != nil {
+		p.Author = Author{Name: e.Name, Handle: e.Handle, Avatar: e.Avatar, Profile: e.Profile}
+		p.Media = e.Media
+		if !e.Published.IsZero() {
+			p.Date = e.Published
+		}
+	}
+	for _, m := range p.Media {
+		p.Sensitive = p.Sensitive || m.Sensitive
+	}
+	return p
+}
+
+// GraphOf turns a revision's graph into the renderers' Graph; url maps a
+// resource's sha256 to its path from the site root.
+func GraphOf(g *app.GraphView, url func(sha256 string) string) *Graph {
+	out := &Graph{Root: g.Root}
+	for _, e := range g.Entities {
+		ge := GraphEntity{Key: e.Key, Type: e.Type, Data: e.Data}
+		for _, r := range e.Resources {
+			ge.Resources = append(ge.Resources, Resource{Purpose: r.Purpose, Kind: r.Kind, Mime: r.Mime, URL: url(r.SHA256)})
+		}
+		out.Entities = append(out.Entities, ge)
+	}
+	for _, r := range g.Relations {
+		out.Relations = append(out.Relations, GraphRelation{From: r.From, Relation: r.Relation, To: r.To})
+	}
+	return out
+}
+
+// humanBytes writes a size in B, KB, MB or GB (powers of 1,000).
+func humanBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	f, suffix := float64(n), []string{"KB", "MB", "GB", "TB"}
+	i := -1
+	for f >= unit && i < len(suffix)-1 {
+		f /= unit
+		i++
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64) + " " + suffix[i]
+}
