@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
@@ -137,6 +138,16 @@ func TestCaptureForm(t *testing.T) {
 		other := newSite(t, c, "bob", nil)
 		require.Equal(t, http.StatusNotFound, other.get("/captures/"+id).Status, "another tenant's capture")
 		require.Equal(t, http.StatusNotFound, s.get("/captures/not-an-id").Status)
+
+		slow := newSite(t, c, "dave", nil)
+		_, err := c.App.UpdateTenant(context.Background(), "test", "dave", app.TenantChange{Limits: &app.TenantLimits{IntervalSeconds: 3600}})
+		require.NoError(t, err)
+		slow.capture(photosPost)
+		limited := slow.post("/captures", url.Values{"url": {videoPost}})
+		require.Equal(t, http.StatusTooManyRequests, limited.Status)
+		require.Contains(t, limited.Body, "Too soon: wait 3600 seconds between links.")
+		require.Contains(t, limited.Body, "Try again after")
+		require.Contains(t, slow.post("/captures", url.Values{"url": {videoPost}}, "Accept-Language", "zh-CN").Body, "两次提交之间请等待 3600 秒")
 
 		zero := int64(0)
 		broke := newSite(t, c, "carol", &zero)
