@@ -5,18 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/monitorhq/monitor/internal/app"
-	"github.com/monitorhq/monitor/internal/capsule"
-	"github.com/monitorhq/monitor/internal/capsule/check"
-	"github.com/monitorhq/monitor/internal/capsule/importer"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/demo"
 )
@@ -91,7 +85,7 @@ func (e *Engine) PrepareDemo(ctx context.Context) (Demo, error) {
 		d.TenantID = t.ID
 	}
 	if fill {
-		if d.Imported, err = importDemo(ctx, e.app, d.TenantID); err != nil {
+		if d.Imported, err = demo.Import(ctx, e.app, d.TenantID); err != nil {
 			return Demo{}, err
 		}
 	}
@@ -102,36 +96,6 @@ func (e *Engine) PrepareDemo(ctx context.Context) (Demo, error) {
 	return d, nil
 }
 
-// importDemo imports the embedded sample archive into the tenant and
-// returns how many collections it created.
-func importDemo(ctx context.Context, a *app.App, tenantID uuid.UUID) (int, error) {
-	dir, err := os.MkdirTemp("", "monitor-demo-")
-	if err != nil {
-		return 0, fmt.Errorf("serve --demo: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	root := filepath.Join(dir, "capsule")
-	if err := demo.WriteTo(root); err != nil {
-		return 0, err
-	}
-	src, err := capsule.Open(root)
-	if err != nil {
-		return 0, err
-	}
-	defer src.Close()
-	res, err := check.Run(ctx, src, check.Options{})
-	if err != nil {
-		return 0, err
-	}
-	if err := res.Err(); err != nil {
-		return 0, fmt.Errorf("serve --demo: the built-in sample archive is broken: %w", err)
-	}
-	rep, err := importer.Import(ctx, a, src, res, importer.Options{TenantID: tenantID, IncludePrivate: true})
-	if err != nil {
-		return 0, fmt.Errorf("serve --demo: import the sample archive: %w", err)
-	}
-	return len(rep.Created), nil
-}
 
 // OpenDemo opens a core as Open does and readies the demo on it
 // (PrepareDemo). When the demo cannot be readied the core is closed again

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,9 @@ type ItemView struct {
 	From, To string
 	// Diff is set on the diff page.
 	Diff *Diff
+	// AuthorPosts are, on a profile's or channel's page, its posts in the
+	// tenant's archive.
+	AuthorPosts []card
 }
 
 // RevisionRow is one revision in the item page's timeline.
@@ -79,7 +83,43 @@ func (s *server) item(w http.ResponseWriter, r *http.Request, rq *request) {
 	if len(revs) > 1 {
 		view.From, view.To = revs[1].ID.String(), revs[0].ID.String()
 	}
-	s.page(w, r, rq, http.StatusOK, "item.html", &Page{Title: itemTitle(v), Post: PostOf(v), Data: view, Nav: "library"})
+	post := PostOf(v)
+	if e := post.Entity; e != nil && (e.Render == RenderXProfile || e.Render == RenderTelegramChannel) {
+		posts, err := s.authorPosts(r, rq, v, e)
+		if err != nil {
+			s.fail(w, r, rq, err)
+			return
+		}
+		view.AuthorPosts = posts
+	}
+	s.page(w, r, rq, http.StatusOK, "item.html", &Page{Title: itemTitle(v), Post: post, Data: view, Nav: "library"})
+}
+
+// authorPostsShown is how many of a profile's posts its page lists.
+const authorPostsShown = 12
+
+// authorPosts are the posts by a profile or channel that the tenant has
+// in the archive, newest save first: the library filtered by the
+// author's name, kept to the cards whose handle is the profile's.
+func (s *server) authorPosts(r *http.Request, rq *request, v app.CollectionView, e *Entity) ([]card, error) {
+	if e.Name == "" || e.Handle == "" {
+		return nil, nil
+	}
+	page, err := s.d.App.Library(r.Context(), rq.tenantID, app.LibraryQuery{Platform: v.Platform, Author: e.Name, Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	var out []card
+	for _, c := range page.Items {
+		if c.ID == v.ID || !strings.EqualFold(c.AuthorHandle, e.Handle) {
+			continue
+		}
+		out = append(out, s.card(rq, c))
+		if len(out) == authorPostsShown {
+			break
+		}
+	}
+	return out, nil
 }
 
 func (s *server) itemDiff(w http.ResponseWriter, r *http.Request, rq *request) {
@@ -115,6 +155,9 @@ func (s *server) loadItem(w http.ResponseWriter, r *http.Request, rq *request) (
 		s.fail(w, r, rq, err)
 		return v, nil, false
 	}
+	// The summary's media markers are stored in a neutral form: render
+	// them in the reader's language.
+	v.Summary = app.RenderSummary(v.Summary, rq.lang)
 	revs, err := s.d.App.Revisions(r.Context(), rq.tenantID, v.ID)
 	if err != nil {
 		s.fail(w, r, rq, err)

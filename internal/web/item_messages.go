@@ -30,6 +30,8 @@ func itemMessages() catalog {
 		"item.delete":           {"Delete", "删除"},
 		"item.state":            {"Latest capture: %s", "最近一次采集：%s"},
 		"item.revisions":        {"Revisions", "版本"},
+		"item.author.posts":     {"Posts in your archive", "收藏库中的帖子"},
+		"item.author.media":     {"%d media", "%d 个媒体"},
 		"item.revisions.none":   {"No revision yet: the first capture has not finished.", "尚无版本：首次采集还没有完成。"},
 		"item.revision.current": {"current", "当前"},
 		"item.revision.time":    {"Captured", "采集时间"},

@@ -206,7 +206,7 @@ func (s *server) card(rq *request, c app.LibraryCard) card {
 		Private: c.Visibility == "private", Author: c.AuthorName, Handle: c.AuthorHandle, Saved: c.SavedAt,
 		Text: clip(c.Text, cardTextRunes), Empty: c.RevisionID == nil}
 	if out.Text == "" {
-		out.Text = clip(c.Summary, cardTextRunes)
+		out.Text = clip(app.RenderSummary(c.Summary, rq.lang), cardTextRunes)
 	}
 	if out.Author == "" {
 		out.Author = c.AuthorHandle
