@@ -96,7 +96,6 @@ func (e *Engine) PrepareDemo(ctx context.Context) (Demo, error) {
 	return d, nil
 }
 
-
 // OpenDemo opens a core as Open does and readies the demo on it
 // (PrepareDemo). When the demo cannot be readied the core is closed again
 // and nothing is served.
