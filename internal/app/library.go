@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +25,9 @@ type LibraryQuery struct {
 	Visibility string
 	Author     string
 	MediaKind  string
+	// Words keep what contains every word of it (separated by spaces) in
+	// its text, summary or author name, case-insensitive.
+	Words string
 	// SavedFrom and SavedBefore bound the save time (zero: open); from is
 	// inclusive, before exclusive.
 	SavedFrom, SavedBefore time.Time
@@ -31,6 +35,9 @@ type LibraryQuery struct {
 
 // DefaultLibraryLimit is a library page's size when the query gives none.
 const DefaultLibraryLimit = 24
+
+// maxLibraryWords is how many words one library search may have.
+const maxLibraryWords = 8
 
 // LibraryCardMedia is how many media a card shows; the rest is a count.
 const LibraryCardMedia = 4
@@ -118,6 +125,13 @@ func (a *App) Library(ctx context.Context, tenantID uuid.UUID, q LibraryQuery) (
 	case "", "image", "video", "gif", "audio", "document":
 	default:
 		return LibraryPage{}, errorf(ErrInvalid, "media kind must be image, video, gif, audio or document, not %q", q.MediaKind)
+	}
+	if len([]rune(q.Words)) > 200 {
+		return LibraryPage{}, errorf(ErrInvalid, "the search is longer than 200 characters")
+	}
+	f.Words = strings.Fields(q.Words)
+	if len(f.Words) > maxLibraryWords {
+		return LibraryPage{}, errorf(ErrInvalid, "search for at most %d words at once", maxLibraryWords)
 	}
 	if len([]rune(q.Author)) > 200 {
 		return LibraryPage{}, errorf(ErrInvalid, "the author filter is longer than 200 characters")

@@ -18,6 +18,9 @@ type LibraryFilter struct {
 	// Author matches the current revision's author name, case-insensitive,
 	// as a substring.
 	Author string
+	// Words keep collections whose current revision's text, summary or
+	// author name contains every one of them, case-insensitive.
+	Words []string
 	// MediaKind keeps collections whose current revision has a media of
 	// this kind (image, video, gif, audio, document).
 	MediaKind string
@@ -55,7 +58,7 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	// need: without a filter on the collection it is read from
 	// tenant_collections alone, which the index answers whatever the
 	// planner's statistics say.
-	byCollection := f.Platform != "" || f.Visibility != "" || f.Author != "" || f.MediaKind != ""
+	byCollection := f.Platform != "" || f.Visibility != "" || f.Author != "" || f.MediaKind != "" || len(f.Words) > 0
 	var b strings.Builder
 	b.WriteString(`SELECT tc.collection_id, tc.saved_at,
 		(SELECT p.id FROM captures p WHERE p.collection_id = tc.collection_id AND p.automatic = false
@@ -64,7 +67,7 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	if byCollection {
 		b.WriteString(` JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)`)
 	}
-	if f.Author != "" || f.MediaKind != "" {
+	if f.Author != "" || f.MediaKind != "" || len(f.Words) > 0 {
 		b.WriteString(` LEFT JOIN revisions r ON r.id = c.current_revision_id`)
 	}
 	b.WriteString(` WHERE tc.tenant_id = $1`)
@@ -91,6 +94,9 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	}
 	if f.Author != "" {
 		b.WriteString(` AND lower(` + libraryAuthorExpr(s.d) + `) LIKE ` + arg("%"+likeEscape(strings.ToLower(f.Author))+"%") + ` ESCAPE '\'`)
+	}
+	for _, w := range f.Words {
+		b.WriteString(` AND lower(` + libraryWordsExpr(s.d) + `) LIKE ` + arg("%"+likeEscape(strings.ToLower(w))+"%") + ` ESCAPE '\'`)
 	}
 	if f.MediaKind != "" {
 		b.WriteString(` AND ` + libraryMediaKindCond(s.d, arg(f.MediaKind)))
@@ -145,6 +151,16 @@ func libraryAuthorExpr(d dialect) string {
 		return `COALESCE(r.content_json->>'author_name', '')`
 	}
 	return `COALESCE(json_extract(r.content_json, '$.author_name'), '')`
+}
+
+// libraryWordsExpr is what a word of the filter is looked for in: the
+// current revision's text, summary and author name.
+func libraryWordsExpr(d dialect) string {
+	if d.name() == "postgres" {
+		return `concat_ws(' ', r.content_json->>'text', r.content_json->>'summary', r.content_json->>'author_name')`
+	}
+	return `(COALESCE(json_extract(r.content_json, '$.text'), '') || ' ' || COALESCE(json_extract(r.content_json, '$.summary'), '') || ' ' || ` +
+		`COALESCE(json_extract(r.content_json, '$.author_name'), ''))`
 }
 
 // libraryMediaKindCond is true when the current revision has a media of

@@ -56,6 +56,8 @@ type libraryView struct {
 
 // libraryFilter is the filter form as the person filled it in.
 type libraryFilter struct {
+	// Q is the words searched for (the header's search box, /search?q=).
+	Q                                            string
 	Platform, Author, Kind, Visibility, From, To string
 }
 
@@ -144,7 +146,7 @@ func (s *server) renderLibrary(w http.ResponseWriter, r *http.Request, rq *reque
 			v.View = "list"
 		}
 	}
-	v.Filter = libraryFilter{Platform: q.Get("platform"), Author: strings.TrimSpace(q.Get("author")), Kind: q.Get("kind"),
+	v.Filter = libraryFilter{Q: strings.TrimSpace(q.Get("q")), Platform: q.Get("platform"), Author: strings.TrimSpace(q.Get("author")), Kind: q.Get("kind"),
 		Visibility: q.Get("visibility"), From: q.Get("from"), To: q.Get("to")}
 	v.Filtered = v.Filter != libraryFilter{}
 	v.GridURL, v.ListURL = libraryURL(q, "view", "grid", "cursor"), libraryURL(q, "view", "list", "cursor")
@@ -152,7 +154,7 @@ func (s *server) renderLibrary(w http.ResponseWriter, r *http.Request, rq *reque
 		v.Platforms = append(v.Platforms, option{Value: a.ID, Label: a.DisplayName})
 	}
 
-	lq := app.LibraryQuery{Cursor: q.Get("cursor"), Platform: v.Filter.Platform, Author: v.Filter.Author,
+	lq := app.LibraryQuery{Cursor: q.Get("cursor"), Words: v.Filter.Q, Platform: v.Filter.Platform, Author: v.Filter.Author,
 		MediaKind: v.Filter.Kind, Visibility: v.Filter.Visibility}
 	var bad error
 	if lq.SavedFrom, bad = parseDay(v.Filter.From); bad != nil {
@@ -196,7 +198,11 @@ func (s *server) renderLibrary(w http.ResponseWriter, r *http.Request, rq *reque
 	if extra != nil {
 		extra(v)
 	}
-	s.page(w, r, rq, status, "library.html", &Page{Script: true, Title: t("library.title"), Nav: "library", Data: v})
+	title, nav := t("library.title"), "library"
+	if v.Filter.Q != "" {
+		title, nav = t("library.search.title", v.Filter.Q), "search"
+	}
+	s.page(w, r, rq, status, "library.html", &Page{Script: true, Title: title, Nav: nav, Query: v.Filter.Q, Data: v})
 }
 
 // card turns a library card into what the template shows.
@@ -340,6 +346,8 @@ func libraryMessages() catalog {
 		"library.filters":           {"Filters", "筛选"},
 		"library.platform":          {"Platform", "平台"},
 		"library.author":            {"Author", "作者"},
+		"library.words":             {"Words", "关键词"},
+		"library.search.title":      {"Search: %s", "搜索：%s"},
 		"library.kind":              {"Media", "媒体"},
 		"library.visibility":        {"Visibility", "可见性"},
 		"library.from":              {"Saved from", "收藏起始日期"},

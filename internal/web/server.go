@@ -75,6 +75,7 @@ func (s *server) routes() []route {
 	return append([]route{
 		{http.MethodGet, "/assets/{name}", anyone, s.asset},
 		{http.MethodGet, "/{$}", signedIn, s.library},
+		{http.MethodGet, "/search", signedIn, s.library},
 		{http.MethodPost, "/captures", signedIn, s.submitCapture},
 		{http.MethodGet, "/captures/{id}", signedIn, s.capturePage},
 		{http.MethodPost, "/c/{id}/refresh", signedIn, s.refresh},

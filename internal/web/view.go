@@ -47,6 +47,8 @@ type Page struct {
 	Session *Session
 	// Data is a live page's own content (each page's view type).
 	Data any
+	// Query is what the header's search box shows (the words searched).
+	Query string
 	// Refresh reloads a live page after this many seconds while it shows
 	// something in progress (0: never).
 	Refresh int
