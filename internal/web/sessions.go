@@ -38,7 +38,7 @@ func (s *server) sessions(w http.ResponseWriter, r *http.Request, rq *request) {
 	for _, ws := range list {
 		row := sessionRow{WebSession: ws}
 		if rq.session != nil {
-			row.This = (rq.session.ID != "" && ws.ID == rq.session.ID) || (rq.session.ID == "" && ws.CSRF == rq.session.CSRF)
+			row.This = ws.ID == rq.session.ID
 		}
 		v.Sessions = append(v.Sessions, row)
 	}

@@ -180,7 +180,7 @@ func (s *server) loadSession(r *http.Request, rq *request) error {
 	if err != nil {
 		return err
 	}
-	rq.session = &Session{TenantName: sess.TenantName, Admin: sess.Admin, CSRF: sess.CSRF}
+	rq.session = &Session{ID: sess.ID, TenantName: sess.TenantName, Admin: sess.Admin, CSRF: sess.CSRF}
 	rq.tenantID = sess.TenantID
 	prefs, err := s.d.App.WebPreferences(r.Context(), sess.TenantID)
 	if err != nil {
