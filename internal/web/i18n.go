@@ -20,18 +20,20 @@ type message struct{ en, zh string }
 // files (libraryMessages, itemMessages, …) and catalog joins them.
 type catalog map[string]message
 
-func newCatalog() catalog {
+// newCatalog joins the pages' texts; a key two pages define is an error,
+// so New fails at start instead of a page showing the other page's text.
+func newCatalog() (catalog, error) {
 	c := catalog{}
 	for _, part := range []catalog{layoutMessages(), signinMessages(), buildMessages(), itemMessages(), libraryMessages(),
 		captureMessages(), usageMessages(), tokenMessages(), sessionMessages(), settingsMessages()} {
 		for k, m := range part {
 			if _, dup := c[k]; dup {
-				panic("web: message key " + k + " defined twice")
+				return nil, fmt.Errorf("web: message key %s is defined twice", k)
 			}
 			c[k] = m
 		}
 	}
-	return c
+	return c, nil
 }
 
 // layoutMessages are the texts of the frame around every page.

@@ -13,7 +13,9 @@ import (
 func TestCatalogHasBothLanguages(t *testing.T) {
 	t.Parallel()
 	verbs := regexp.MustCompile(`%[-+# 0]*[0-9]*(?:\.[0-9]+)?[a-zA-Z%]`)
-	for key, m := range newCatalog() {
+	cat, err := newCatalog()
+	require.NoError(t, err, "no key is defined twice")
+	for key, m := range cat {
 		require.NotEmpty(t, m.en, key)
 		require.NotEmpty(t, m.zh, key)
 		require.True(t, slices.Equal(verbs.FindAllString(m.en, -1), verbs.FindAllString(m.zh, -1)),

@@ -49,7 +49,11 @@ type Renderer struct {
 
 // New parses the templates and hashes the static files.
 func New() (*Renderer, error) {
-	r := &Renderer{pages: map[string]*template.Template{}, assets: map[string]Asset{}, cat: newCatalog()}
+	cat, err := newCatalog()
+	if err != nil {
+		return nil, err
+	}
+	r := &Renderer{pages: map[string]*template.Template{}, assets: map[string]Asset{}, cat: cat}
 	statics, err := fs.ReadDir(content, "static")
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
