@@ -229,8 +229,8 @@ func TestOversizedRequestHeadersAreRefused(t *testing.T) {
 }
 
 // readSlowly reads body in 256 KiB steps with a pause after each, some
-// 50 MB/s: once the connection's buffers are full, each of the server's
-// writes waits on it for some 50 ms, far less than the write timeout.
+// 25 MB/s: once the connection's buffers are full, each of the server's
+// writes waits on it for some 100 ms, far less than the write timeout.
 func readSlowly(body io.Reader) ([]byte, error) {
 	var out []byte
 	buf := make([]byte, 256<<10)
@@ -243,14 +243,16 @@ func readSlowly(body io.Reader) ([]byte, error) {
 		if err != nil {
 			return out, err
 		}
-		time.Sleep(5 * time.Millisecond) // a slow client, not a synchronisation
+		time.Sleep(10 * time.Millisecond) // a slow client, not a synchronisation
 	}
 }
 
 func TestRESTLargeMediaDownloadOutlastsTheWriteTimeout(t *testing.T) {
 	// The file is much larger than what a loopback connection buffers
-	// (some 10 MB), so the server writes for over a second.
-	const size, writeTimeout = 64 << 20, 400 * time.Millisecond
+	// (some 10 MB), so the server writes for over two seconds. The write
+	// timeout leaves each chunk a full second, so a busy machine that
+	// stalls a write for a moment does not cut the download short.
+	const size, writeTimeout = 64 << 20, time.Second
 	rc := newRESTCore(t, func(cfg *config.Config) {
 		cfg.HTTP.WriteTimeout = writeTimeout
 	})
