@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -191,6 +192,20 @@ func snippetOf(text string, terms []string) (string, bool) {
 	}
 	start := max(0, best-snippetRadius)
 	end := min(len(rs), best+bestLen+3*snippetRadius)
+	// Cut between words where a space is near (scripts without spaces
+	// are cut where the radius ends).
+	for k := start; k > 0 && k > start-10; k-- {
+		if unicode.IsSpace(rs[k-1]) {
+			start = k
+			break
+		}
+	}
+	for k := end; k < len(rs) && k < end+10; k++ {
+		if unicode.IsSpace(rs[k]) {
+			end = k
+			break
+		}
+	}
 	term := lower[best : best+bestLen]
 	var b strings.Builder
 	if start > 0 {

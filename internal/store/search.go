@@ -250,4 +250,3 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 	})
 	return out, wrap(s.d, "search", err)
 }
-
