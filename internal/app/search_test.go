@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/demo"
 	"github.com/monitorhq/monitor/internal/store"
+	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
@@ -263,5 +267,95 @@ func TestSearchLiveCapturesRefreshAndDelete(t *testing.T) {
 		require.Empty(t, searchAll(t, c.App, alice, "ze", ""))
 		require.Empty(t, searchAll(t, c.App, alice, "", ""))
 		require.Equal(t, res.CollectionID, only(t, c.App, bob, "zebracrossing").ID, "still saved by bob")
+
+		// Purged when nobody saves it: the index rows go with the revisions.
+		raw := rawDB(t, c.StoreURL)
+		count := func(q string) (n int) {
+			require.NoError(t, raw.QueryRowContext(ctx, q).Scan(&n), q)
+			return n
+		}
+		require.Equal(t, 2, count(`SELECT count(*) FROM search_docs`))
+		require.NoError(t, c.App.DeleteCollection(ctx, bob, res.CollectionID))
+		c.Clock.Advance(8 * 24 * time.Hour)
+		n, err := c.App.PurgeCollections(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Zero(t, count(`SELECT count(*) FROM search_docs`))
+		if strings.HasPrefix(c.StoreURL, "sqlite://") {
+			require.Zero(t, count(`SELECT count(*) FROM search_fts WHERE search_fts MATCH '"zebracrossing"'`), "the FTS5 index too")
+			require.Zero(t, count(`SELECT count(*) FROM search_fts`))
+		}
 	})
+}
+
+// rawDB opens the store's database directly, to look at what no API shows.
+func rawDB(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	driver, dsn := "pgx", url
+	if p, ok := strings.CutPrefix(url, "sqlite://"); ok {
+		driver, dsn = "sqlite", p
+	}
+	db, err := sql.Open(driver, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// The search migration indexes what was archived before it: the index is
+// dropped and the migration forgotten, and running it again finds the
+// same as the index written with each revision.
+func TestSearchMigrationIndexesWhatIsArchived(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Drivers() {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			var cfg config.Database
+			var rawURL, rawDriver, migration string
+			var drop []string
+			switch d {
+			case "sqlite":
+				p := filepath.Join(t.TempDir(), "monitor.db")
+				cfg = config.Database{Driver: "sqlite", Path: p, URL: "sqlite://" + p}
+				rawDriver, rawURL, migration = "sqlite", p, "0010_search.sql"
+				drop = []string{`DROP TABLE search_fts`, `DROP TABLE search_docs`}
+			case "postgres":
+				owner, _ := storetest.NewPostgresDatabase(t)
+				cfg = config.Database{Driver: "postgres", URL: owner}
+				rawDriver, rawURL, migration = "pgx", owner, "0011_search.sql"
+				drop = []string{`DROP TABLE search_docs`}
+			}
+			st, err := store.Open(ctx, cfg, storetest.Logger(t))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = st.Close() })
+			_, err = st.Migrate(ctx)
+			require.NoError(t, err)
+			c := testcore.New(t, testcore.Options{Store: st, NoAdapters: true})
+			alice := c.Tenant(t, "alice", nil)
+			_, err = demo.Import(ctx, c.App, alice)
+			require.NoError(t, err)
+			queries := []string{"満ち引き", "潮", "满潮", "from:monitor_demo has:video", "has:poll", "has:quote", "is:sensitive",
+				"after:2026-11-10 before:2026-11-11", `"storm plan 2026"`, "rusty", "#harbour", "from:monitor_demo_tides"}
+			before := map[string][]string{}
+			for _, q := range queries {
+				before[q] = texts(searchAll(t, c.App, alice, q, ""))
+				require.NotEmpty(t, before[q], q)
+			}
+
+			raw, err := sql.Open(rawDriver, rawURL)
+			require.NoError(t, err)
+			defer raw.Close()
+			for _, s := range append(drop, `DELETE FROM schema_migrations WHERE name = '`+migration+`'`) {
+				_, err := raw.ExecContext(ctx, s)
+				require.NoError(t, err, s)
+			}
+			_, err = c.App.Search(ctx, alice, "潮", 10, "", "")
+			require.Error(t, err, "no index")
+			applied, err := st.Migrate(ctx)
+			require.NoError(t, err)
+			require.Equal(t, []string{migration}, applied)
+			for _, q := range queries {
+				require.Equal(t, before[q], texts(searchAll(t, c.App, alice, q, "")), q)
+			}
+		})
+	}
 }
