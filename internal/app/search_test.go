@@ -206,6 +206,13 @@ func TestSearchTenantsDeletesAndRefreshes(t *testing.T) {
 		require.Equal(t, bobs.Created[0].ID, only(t, c.App, bob, "notes").ID)
 		require.Empty(t, searchAll(t, c.App, alice, "notes", ""))
 
+		// Emoji: one (the short-term fallback) and three in a row (the index).
+		wave := imp(alice, xPost(uuid.Must(uuid.NewV7()), store.Private, "1555", "high water 🌊🌊🌊 tonight", saved))
+		require.Equal(t, wave.Created[0].ID, only(t, c.App, alice, "🌊").ID)
+		require.Equal(t, wave.Created[0].ID, only(t, c.App, alice, "🌊🌊🌊").ID)
+		require.Equal(t, "high water «🌊🌊🌊» tonight", only(t, c.App, alice, `"🌊🌊🌊 "`).Snippet)
+		require.Empty(t, searchAll(t, c.App, alice, "🌊🌊🌊🌊", ""))
+
 		// Refreshed: a newer revision is current.
 		post := xPost(uuid.Must(uuid.NewV7()), store.Public, "1777", "the old wording about herons", saved)
 		newer := xPost(post.ID, store.Public, "1777", "the new wording about cormorants", saved).Revisions[0]
@@ -267,6 +274,14 @@ func TestSearchLiveCapturesRefreshAndDelete(t *testing.T) {
 		require.Empty(t, searchAll(t, c.App, alice, "ze", ""))
 		require.Empty(t, searchAll(t, c.App, alice, "", ""))
 		require.Equal(t, res.CollectionID, only(t, c.App, bob, "zebracrossing").ID, "still saved by bob")
+
+		// is:failed is the latest capture a person asked for.
+		_, gone := c.Capture(t, alice, goncePost)
+		require.Equal(t, app.StateFailed, gone.State)
+		failed := only(t, c.App, alice, "is:failed")
+		require.Empty(t, failed.Snippet, "nothing archived to show")
+		require.NotEqual(t, res.CollectionID, failed.ID)
+		require.Empty(t, searchAll(t, c.App, bob, "is:failed", ""))
 
 		// Purged when nobody saves it: the index rows go with the revisions.
 		raw := rawDB(t, c.StoreURL)
