@@ -182,6 +182,9 @@ func (archiveWriter) writeRevision(ctx context.Context, tx *store.Tx, in revisio
 	if err := writeGraph(ctx, tx, in, rev); err != nil {
 		return revisionWritten{}, err
 	}
+	if err := tx.SearchIndexRevision(ctx, rev.ID); err != nil {
+		return revisionWritten{}, err
+	}
 	return revisionWritten{Revision: rev, Created: true, CaptureID: rev.CaptureID}, nil
 }
 

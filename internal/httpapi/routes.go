@@ -32,6 +32,8 @@ type Service interface {
 	Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, idemKey string) (app.SubmitResult, error)
 	Capture(ctx context.Context, tenantID, captureID uuid.UUID) (app.CaptureView, error)
 	Collections(ctx context.Context, tenantID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
+	// Search finds the tenant's saved collections matching a query (app.ParseQuery).
+	Search(ctx context.Context, tenantID uuid.UUID, q string, limit int, cursor string, sort string) (app.SearchPage, error)
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 	Revision(ctx context.Context, tenantID, revisionID uuid.UUID) (app.RevisionView, error)
@@ -100,6 +102,7 @@ func (d Deps) routes() []route {
 
 		{http.MethodPost, "/v1/captures", bearer, d.submit},
 		{http.MethodGet, "/v1/captures/{id}", bearer, d.capture},
+		{http.MethodGet, "/v1/search", bearer, d.search},
 		{http.MethodGet, "/v1/collections", bearer, d.collections},
 		{http.MethodGet, "/v1/collections/{id}", bearer, d.collection},
 		{http.MethodDelete, "/v1/collections/{id}", bearer, d.deleteCollection},

@@ -1,0 +1,252 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Search: the index of revisions (search_docs, and in SQLite its FTS5
+// trigram table search_fts) and the one query that reads it. The index is
+// described in migrations/sqlite/0010_search.sql; the SELECT that builds a
+// revision's row is the one the migration runs over what was archived
+// before it, read from the migration itself so the two cannot drift.
+
+// searchIndexMarker starts the migration's backfill statement.
+const searchIndexMarker = "-- What is already archived.\n"
+
+// searchIndexSQL is the statement that indexes the revision $1: the
+// migration's backfill narrowed to one revision.
+func searchIndexSQL(d dialect) (string, error) {
+	fs, name := sqliteMigrations, "migrations/sqlite/0010_search.sql"
+	if d.name() == "postgres" {
+		fs, name = postgresMigrations, "migrations/postgres/0011_search.sql"
+	}
+	b, err := fs.ReadFile(name)
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	i := strings.Index(s, searchIndexMarker)
+	if i < 0 {
+		return "", fmt.Errorf("store: %s has no backfill statement", name)
+	}
+	s = strings.TrimSpace(s[i+len(searchIndexMarker):])
+	s = strings.TrimSuffix(s, ";")
+	return s + ` WHERE r.id = $1 ON CONFLICT (revision_id) DO NOTHING`, nil
+}
+
+// SearchIndexRevision writes the search index row of a revision, in the
+// transaction that inserted it. Indexing it again does nothing.
+func (tx *Tx) SearchIndexRevision(ctx context.Context, revisionID uuid.UUID) error {
+	q, err := searchIndexSQL(tx.d)
+	if err != nil {
+		return err
+	}
+	_, err = tx.tx.ExecContext(ctx, q, revisionID)
+	return wrap(tx.d, "index revision for search", err)
+}
+
+// SearchExpr is a search condition, built by the caller from a parsed
+// query. Op is one of:
+//
+//	"and", "or"  every / any one of Kids
+//	"not"        not Kids[0]
+//	"text"       the revision's document contains Value (lower case)
+//	"from"       the author's handle is Value (lower case, no @)
+//	"platform"   the collection's platform is Value
+//	"kind"       post, profile or channel (from the entity type)
+//	"has"        photo, video, gif, media, quote or poll
+//	"is"         sensitive, private, public or failed (the latest capture failed)
+//	"tag"        the document contains #Value
+//	"published"  the post's time Cmp At (Cmp one of < <= > >=)
+//	"saved"      the tenant's save time Cmp At
+//
+// Values are always passed as parameters.
+type SearchExpr struct {
+	Op    string
+	Kids  []SearchExpr
+	Value string
+	Cmp   string
+	At    time.Time
+}
+
+// SearchCursor is a position in a search's results: the score (0 when
+// sorted by save time), then the save time and collection id.
+type SearchCursor struct {
+	Score        int
+	SavedAt      time.Time
+	CollectionID uuid.UUID
+}
+
+// SearchQuery is one page of a search of a tenant's saved collections.
+type SearchQuery struct {
+	// Where is the condition (nil: every saved collection).
+	Where *SearchExpr
+	// Rank, when not empty, sorts by how many of these terms (lower
+	// case) the document contains, most first, then newest save first.
+	Rank  []string
+	After *SearchCursor
+	Limit int
+}
+
+// SearchRow is one result: the saved collection and its score.
+type SearchRow struct {
+	SavedCollection
+	Score int
+}
+
+// searchBuilder builds the SQL of a search, every value a parameter.
+type searchBuilder struct {
+	d    dialect
+	args []any
+}
+
+func (b *searchBuilder) arg(v any) string {
+	b.args = append(b.args, v)
+	return "$" + itoa(len(b.args))
+}
+
+var searchCmps = map[string]bool{"<": true, "<=": true, ">": true, ">=": true}
+
+// textCond is true when the document contains the lower-case term: the
+// trigram index for 3 runes or more in SQLite (pg_trgm's GIN index
+// answers the LIKE in PostgreSQL), LIKE on the row otherwise.
+func (b *searchBuilder) textCond(term string) string {
+	if b.d.name() == "sqlite" && utf8.RuneCountInString(term) >= 3 {
+		return `coalesce(sd.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ` +
+			b.arg(`"`+strings.ReplaceAll(term, `"`, `""`)+`"`) + `), 0) = 1`
+	}
+	return `coalesce(sd.doc, '') LIKE ` + b.arg("%"+likeEscape(term)+"%") + ` ESCAPE '\'`
+}
+
+func (b *searchBuilder) cond(e SearchExpr) (string, error) {
+	switch e.Op {
+	case "and", "or":
+		if len(e.Kids) == 0 {
+			return "", fmt.Errorf("store: search %s without terms", e.Op)
+		}
+		parts := make([]string, 0, len(e.Kids))
+		for _, k := range e.Kids {
+			s, err := b.cond(k)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, "("+s+")")
+		}
+		return strings.Join(parts, " "+strings.ToUpper(e.Op)+" "), nil
+	case "not":
+		if len(e.Kids) != 1 {
+			return "", fmt.Errorf("store: search not needs one term")
+		}
+		s, err := b.cond(e.Kids[0])
+		if err != nil {
+			return "", err
+		}
+		return "NOT (" + s + ")", nil
+	case "text":
+		return b.textCond(e.Value), nil
+	case "tag":
+		return b.textCond("#" + e.Value), nil
+	case "from":
+		return `coalesce(sd.handles, '') LIKE ` + b.arg("% "+likeEscape(e.Value)+" %") + ` ESCAPE '\'`, nil
+	case "platform":
+		return `c.platform = ` + b.arg(e.Value), nil
+	case "kind":
+		switch e.Value {
+		case "post":
+			return `(c.entity_type LIKE '%.post' OR c.entity_type LIKE '%.message')`, nil
+		case "profile":
+			return `c.entity_type LIKE '%.profile'`, nil
+		case "channel":
+			return `c.entity_type LIKE '%.channel'`, nil
+		}
+	case "has":
+		return `coalesce(sd.flags, '') LIKE ` + b.arg("% "+likeEscape(e.Value)+" %") + ` ESCAPE '\'`, nil
+	case "is":
+		switch e.Value {
+		case "sensitive":
+			return `coalesce(sd.flags, '') LIKE '% sensitive %'`, nil
+		case "private", "public":
+			return `c.visibility = ` + b.arg(e.Value), nil
+		case "failed":
+			return `coalesce((SELECT p.state FROM captures p WHERE p.collection_id = c.id AND p.automatic = false
+				ORDER BY p.created_at DESC, p.id DESC LIMIT 1), '') = 'failed'`, nil
+		}
+	case "published", "saved":
+		if !searchCmps[e.Cmp] {
+			return "", fmt.Errorf("store: search comparison %q", e.Cmp)
+		}
+		if e.Op == "saved" {
+			return `tc.saved_at ` + e.Cmp + ` ` + b.arg(e.At.UTC()), nil
+		}
+		return `(sd.published_at IS NOT NULL AND sd.published_at ` + e.Cmp + ` ` + b.arg(e.At.UTC()) + `)`, nil
+	}
+	return "", fmt.Errorf("store: search condition %s:%s", e.Op, e.Value)
+}
+
+// Search lists the tenant's saved collections whose current revision
+// matches q.Where: newest save first, or by score when q.Rank is set;
+// at most q.Limit rows after q.After. One query; collections the tenant
+// did not save, or may not see, are never read.
+func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) ([]SearchRow, error) {
+	b := &searchBuilder{d: s.d, args: []any{tenantID, PublicScope}}
+	where := "1 = 1"
+	if q.Where != nil {
+		w, err := b.cond(*q.Where)
+		if err != nil {
+			return nil, err
+		}
+		where = w
+	}
+	score := "0"
+	if len(q.Rank) > 0 {
+		parts := make([]string, 0, len(q.Rank))
+		for _, t := range q.Rank {
+			parts = append(parts, `CASE WHEN `+b.textCond(t)+` THEN 1 ELSE 0 END`)
+		}
+		score = strings.Join(parts, " + ")
+	}
+	inner := `SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
+			c.external_id, c.adapter_id, c.source_url, c.claimed_visibility, c.current_revision_id, c.created_at, c.updated_at,
+			tc.saved_at, (` + score + `) AS score
+		 FROM tenant_collections tc
+		 JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)
+		 LEFT JOIN search_docs sd ON sd.revision_id = c.current_revision_id
+		 WHERE tc.tenant_id = $1 AND (` + where + `)`
+	outer := `SELECT * FROM (` + inner + `) x`
+	if a := q.After; a != nil {
+		sc, at, id := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
+		outer += ` WHERE (x.score < ` + sc + ` OR (x.score = ` + sc + ` AND (x.saved_at < ` + at +
+			` OR (x.saved_at = ` + at + ` AND x.id < ` + id + `))))`
+	}
+	outer += ` ORDER BY x.score DESC, x.saved_at DESC, x.id DESC LIMIT ` + itoa(q.Limit)
+	var out []SearchRow
+	err := s.view(ctx, func(qr querier) error {
+		rows, err := qr.QueryContext(ctx, outer, b.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r SearchRow
+			var cur uuid.NullUUID
+			c := &r.Collection
+			if err := rows.Scan(&c.ID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.Platform, &c.EntityType,
+				&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &c.ClaimedVisibility, &cur, &c.CreatedAt, &c.UpdatedAt,
+				&r.SavedAt, &r.Score); err != nil {
+				return err
+			}
+			if cur.Valid {
+				c.CurrentRevisionID = &cur.UUID
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, wrap(s.d, "search", err)
+}
