@@ -122,7 +122,9 @@ func searchExpr(n Node) store.SearchExpr {
 	case Time:
 		return store.SearchExpr{Op: n.Field, Cmp: n.Op, At: n.At}
 	}
-	panic("app: unknown query node") // ParseQuery makes no other
+	// ParseQuery makes no other node; a condition with no operation is
+	// one the store refuses with an error, never a silent match.
+	return store.SearchExpr{}
 }
 
 func searchExprs(ns []Node) []store.SearchExpr {
