@@ -15,33 +15,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
-	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/build"
-	"github.com/monitorhq/monitor/internal/capsule/capsuletest"
-	"github.com/monitorhq/monitor/internal/capsule/check"
-	"github.com/monitorhq/monitor/internal/capsule/export"
-	"github.com/monitorhq/monitor/internal/store/storetest"
 )
 
 func TestBuildSite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	in := capsuletest.NewPipeline(t, storetest.New(t, "sqlite"))
-	alice := in.Tenant(t, "alice", nil)
-	in.Capture(t, alice, capsuletest.FixturePosts()...)
-	dir := filepath.Join(t.TempDir(), "capsule")
-	_, err := export.Export(ctx, in.App, export.Options{TenantID: alice, TenantName: "alice", Out: dir})
-	require.NoError(t, err)
-	// A hand-written post with tags and Markdown, and an image from
-	// another host that must not be loaded.
-	writeHandPost(t, dir)
-
-	src, err := capsule.Open(dir)
-	require.NoError(t, err)
-	defer src.Close()
-	res, err := check.Run(ctx, src, check.Options{})
-	require.NoError(t, err)
-	require.Zero(t, res.Errors(), "%v", res.Problems)
+	// The fixture posts and a hand-written post with tags, Markdown and an
+	// image from another host that must not be loaded (disk_test.go).
+	src, res := fixtureCapsule(t)
 
 	out := filepath.Join(t.TempDir(), "site")
 	st, err := build.Build(ctx, src, res, build.Options{Out: out, BaseURL: "https://archive.example.org/alice/", PageSize: 2})
