@@ -122,6 +122,7 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &captureWorker{app: a})
 	river.AddWorker(w, &downloadWorker{app: a})
 	river.AddWorker(w, &finalizeWorker{app: a})
+	river.AddWorker(w, &relatedWorker{app: a})
 	river.AddWorker(w, &purgeErrorLogsWorker{app: a})
 	river.AddWorker(w, &purgeChannelRowsWorker{app: a})
 	river.AddWorker(w, &purgeWebSessionsWorker{app: a})

@@ -56,7 +56,7 @@ func (a *App) moveToCanonical(ctx context.Context, tx *store.Tx, c store.Capture
 	if err != nil {
 		return err
 	}
-	if _, err := tx.CaptureInFlight(ctx, to.ID, c.Provider, nil); err == nil {
+	if _, err := tx.CaptureInFlight(ctx, captureKey(c, to.ID)); err == nil {
 		return errCanonicalBusy
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -72,4 +72,10 @@ func canonicalCollection(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, 
 		return coll, err
 	}
 	return tx.CollectionGet(ctx, to)
+}
+
+// captureKey is the in-flight key of capture c, for collection collID.
+func captureKey(c store.Capture, collID uuid.UUID) store.CaptureKey {
+	return store.CaptureKey{CollectionID: collID, Provider: c.Provider, ConnectionID: c.ConnectionID, Automatic: c.Automatic,
+		PageCursor: c.PageCursor, Expand: c.Expand, PageSize: c.PageSize}
 }

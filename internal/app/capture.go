@@ -116,6 +116,9 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 			Platform: coll.Platform, EntityType: coll.EntityType, ObjectScope: coll.ObjectScope,
 			ExternalId: coll.ExternalID, CanonicalUrl: coll.SourceURL,
 		},
+		PageCursor: c.PageCursor,
+		PageSize:   uint32(c.PageSize),
+		Expand:     c.Expand,
 	})
 	if err != nil {
 		return a.captureFailed(ctx, c, err)
@@ -198,6 +201,9 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 			return err
 		}
 		if err := tx.CaptureStage(ctx, c.ID, body, version); err != nil {
+			return err
+		}
+		if err := tx.CaptureSetNextPage(ctx, c.ID, resp.GetNextPageCursor()); err != nil {
 			return err
 		}
 		for _, sr := range resp.GetSourceResponses() {

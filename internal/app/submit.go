@@ -66,9 +66,18 @@ func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, erro
 			return res, err
 		}
 	}
+	if req.Expand != "" && req.Expand != ExpandThread {
+		return SubmitResult{}, errorf(ErrInvalid, "expand must be %q (the author's thread around a post), not %q", ExpandThread, clip(req.Expand, 32))
+	}
+	if req.Limit < 0 {
+		return SubmitResult{}, errorf(ErrInvalid, "limit must be a positive number of posts, not %d", req.Limit)
+	}
 	// The adapter call happens before, never inside, the transaction.
 	resolved, err := a.adapters.Resolve(ctx, req.URL)
 	if err != nil {
+		return SubmitResult{}, err
+	}
+	if err := a.checkExpansion(req, resolved); err != nil {
 		return SubmitResult{}, err
 	}
 	settings, err := a.Settings(ctx)
@@ -148,13 +157,28 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 			}
 		}
 
-		capture, err := a.captureFor(ctx, tx, tenant, coll, r, req.Refresh || r.RefreshOnSubmit)
+		spec := firstPage(req, r)
+		capture, err := a.captureFor(ctx, tx, tenant, coll, r, req.Refresh || r.RefreshOnSubmit || spec.expands(), spec)
 		if err != nil {
 			return err
 		}
-		sub, err := tx.SubmissionInsert(ctx, submissionOf(req, tenant.ID, capture, coll.ID))
+		sub := submissionOf(req, tenant.ID, capture, coll.ID)
+		if spec.expands() {
+			sub.RelatedState = store.RelatedPending
+			if req.Limit > 0 {
+				sub.Limit = &req.Limit
+			}
+		}
+		sub, err = tx.SubmissionInsert(ctx, sub)
 		if err != nil {
 			return err
+		}
+		if spec.expands() {
+			// The expansion is persisted with the submission: it waits for
+			// the capture to end, then makes the children.
+			if err := a.insertJob(ctx, tx, queue.RelatedArgs{SubmissionID: sub.ID, TenantID: tenant.ID}); err != nil {
+				return err
+			}
 		}
 		if req.ChannelID != uuid.Nil {
 			// The result goes back where the link came from: a deliver
@@ -222,15 +246,27 @@ func captureEnded(state string) bool {
 }
 
 // captureFor picks the capture a submission belongs to: the one in flight
-// for the same collection and provider, the one that produced the current
-// revision when nothing asks for a fresh look, or a new one with its job.
-func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant, coll store.Collection, r adapterapi.Resolved, fresh bool) (store.Capture, error) {
-	c, err := tx.CaptureInFlight(ctx, coll.ID, r.Provider, nil)
-	if err == nil {
-		return c, nil
+// for the same collection, provider and page, the one that produced the
+// current revision when nothing asks for a fresh look, or a new one with
+// its job. An automatic submission also joins a capture a person asked
+// for; a person's never joins or reuses an automatic one, which did not
+// list what a person's expansion needs.
+func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant, coll store.Collection, r adapterapi.Resolved, fresh bool, spec captureSpec) (store.Capture, error) {
+	key := store.CaptureKey{CollectionID: coll.ID, Provider: r.Provider, PageCursor: spec.PageCursor, Expand: spec.Expand, PageSize: spec.PageSize}
+	keys := []store.CaptureKey{key}
+	if spec.Automatic {
+		auto := key
+		auto.Automatic = true
+		keys = append(keys, auto)
 	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return store.Capture{}, err
+	for _, k := range keys {
+		c, err := tx.CaptureInFlight(ctx, k)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return store.Capture{}, err
+		}
 	}
 	if coll.CurrentRevisionID != nil && !fresh {
 		c, err := tx.CaptureOfRevision(ctx, *coll.CurrentRevisionID)
@@ -241,7 +277,7 @@ func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant,
 			return store.Capture{}, err
 		}
 	}
-	c, err = tx.CaptureInsert(ctx, store.Capture{
+	c, err := tx.CaptureInsert(ctx, store.Capture{
 		CollectionID: coll.ID,
 		TenantID:     tenant.ID,
 		Visibility:   coll.Visibility,
@@ -249,6 +285,10 @@ func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant,
 		AccessScope:  coll.AccessScope,
 		AdapterID:    r.Adapter,
 		Provider:     r.Provider,
+		Automatic:    spec.Automatic,
+		PageCursor:   spec.PageCursor,
+		Expand:       spec.Expand,
+		PageSize:     spec.PageSize,
 	})
 	if err != nil {
 		return store.Capture{}, err

@@ -28,6 +28,12 @@ type SubmitRequest struct {
 	IdemKey string
 	// Refresh forces a new capture even when the collection is complete.
 	Refresh bool
+	// Limit (profiles and channels) archives up to this many posts in one
+	// batch of pages, at most the adapter's max_batch_size (0: one page).
+	Limit int
+	// Expand asks for more than the target: "thread" archives the
+	// author's thread around a post ("": nothing more).
+	Expand string
 
 	// ChannelID and IdentityID say which channel user sent the link
 	// (uuid.Nil: REST, CLI or web). A channel submission gets a deliver

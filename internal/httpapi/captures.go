@@ -10,6 +10,10 @@ import (
 // submitBody is the body of POST /v1/captures.
 type submitBody struct {
 	URL *string `json:"url"`
+	// Limit archives up to this many posts of a profile or channel in one
+	// batch of pages; Expand "thread" archives a post's thread.
+	Limit  *int   `json:"limit"`
+	Expand string `json:"expand"`
 }
 
 // submit archives a link: POST /v1/captures.
@@ -28,7 +32,15 @@ func (d Deps) submit(w http.ResponseWriter, r *http.Request) {
 		d.writeError(w, r, requestErrorf(app.ErrInvalid, "url is required: send {\"url\": \"https://…\"} with the link to archive"))
 		return
 	}
-	res, err := d.App.Submit(r.Context(), app.SubmitRequest{TenantID: principal(r).TenantID, URL: *body.URL, IdemKey: key})
+	req := app.SubmitRequest{TenantID: principal(r).TenantID, URL: *body.URL, IdemKey: key, Expand: body.Expand}
+	if body.Limit != nil {
+		if *body.Limit < 1 {
+			d.writeError(w, r, requestErrorf(app.ErrInvalid, "limit must be a positive number of posts, not %d", *body.Limit))
+			return
+		}
+		req.Limit = *body.Limit
+	}
+	res, err := d.App.Submit(r.Context(), req)
 	if err != nil {
 		d.writeError(w, r, err)
 		return

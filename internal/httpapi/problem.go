@@ -49,6 +49,8 @@ const (
 	ProblemTenantNotEnabled = "urn:monitor:problem:tenant-not-enabled"
 	// ProblemInternal: a server fault; the detail is generic, the log has the cause (500).
 	ProblemInternal = "urn:monitor:problem:internal"
+	// ProblemConflict: the request does not fit the current state.
+	ProblemConflict = "urn:monitor:problem:conflict"
 )
 
 // Problem is an RFC 9457 problem document, the body of every error answer.
@@ -131,6 +133,8 @@ func problemFor(err error) (p Problem, ok bool) {
 		return invalidRequest(err.Error()), true
 	case errors.Is(err, app.ErrNotFound):
 		return notFoundProblem(err.Error()), true
+	case errors.Is(err, app.ErrConflict):
+		return Problem{Type: ProblemConflict, Title: "Conflict", Status: http.StatusConflict, Detail: err.Error()}, true
 	}
 	return Problem{Type: ProblemInternal, Title: "Internal error", Status: http.StatusInternalServerError, Detail: internalDetail}, true
 }

@@ -31,6 +31,13 @@ type Service interface {
 	Submit(ctx context.Context, req app.SubmitRequest) (app.SubmitResult, error)
 	Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, idemKey string) (app.SubmitResult, error)
 	Capture(ctx context.Context, tenantID, captureID uuid.UUID) (app.CaptureView, error)
+	// Submission, More and Stop: a submission's progress and a
+	// collection's pages.
+	Submission(ctx context.Context, tenantID, id uuid.UUID) (app.SubmissionView, error)
+	More(ctx context.Context, tenantID, id uuid.UUID) (app.SubmitResult, error)
+	Stop(ctx context.Context, tenantID, id uuid.UUID) (app.SubmissionView, error)
+	// Members lists a profile's or channel's archived posts.
+	Members(ctx context.Context, tenantID, collectionID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
 	Collections(ctx context.Context, tenantID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
 	// Search finds the tenant's saved collections matching a query (app.ParseQuery).
 	Search(ctx context.Context, tenantID uuid.UUID, q string, limit int, cursor string, sort string) (app.SearchPage, error)
@@ -102,11 +109,15 @@ func (d Deps) routes() []route {
 
 		{http.MethodPost, "/v1/captures", bearer, d.submit},
 		{http.MethodGet, "/v1/captures/{id}", bearer, d.capture},
+		{http.MethodGet, "/v1/submissions/{id}", bearer, d.submission},
+		{http.MethodPost, "/v1/submissions/{id}/more", bearer, d.more},
+		{http.MethodPost, "/v1/submissions/{id}/stop", bearer, d.stop},
 		{http.MethodGet, "/v1/search", bearer, d.search},
 		{http.MethodGet, "/v1/collections", bearer, d.collections},
 		{http.MethodGet, "/v1/collections/{id}", bearer, d.collection},
 		{http.MethodDelete, "/v1/collections/{id}", bearer, d.deleteCollection},
 		{http.MethodGet, "/v1/collections/{id}/revisions", bearer, d.revisions},
+		{http.MethodGet, "/v1/collections/{id}/members", bearer, d.members},
 		{http.MethodPost, "/v1/collections/{id}/refresh", bearer, d.refresh},
 		{http.MethodGet, "/v1/revisions/{id}", bearer, d.revision},
 		{http.MethodGet, "/v1/entities/{id}", bearer, d.entity},

@@ -59,6 +59,23 @@ func (FinalizeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// RelatedArgs asks the control worker to expand a collection page once its
+// capture has ended: one automatic child submission per related target,
+// then, for a batch, the next page.
+type RelatedArgs struct {
+	SubmissionID uuid.UUID `json:"submission_id"`
+	// TenantID is the submitter's tenant.
+	TenantID uuid.UUID `json:"tenant_id"`
+}
+
+// Kind is the job kind stored in River.
+func (RelatedArgs) Kind() string { return "related" }
+
+// InsertOpts puts the expansion on the control queue, one job per page.
+func (RelatedArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
 // PurgeErrorLogsArgs asks the control worker to delete error log rows older
 // than the error_log_retention_days setting.
 type PurgeErrorLogsArgs struct{}

@@ -31,6 +31,17 @@ type Capture struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	AdapterVers string
+	// Automatic: created by a collection's expansion, not by a person.
+	Automatic bool
+	// PageCursor is where the page of a collection starts ("" = the first
+	// page); NextPageCursor where the next one would ("" = none, known
+	// once fetched). Expand names what else the adapter lists ("" or
+	// "thread"); PageSize how many related targets a page holds (0 = the
+	// adapter's default).
+	PageCursor     string
+	NextPageCursor string
+	Expand         string
+	PageSize       int
 }
 
 // Capture states that are still in flight.
@@ -44,16 +55,18 @@ const (
 
 const captureColumns = `id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
 	connection_id, state, staged_json, error, attempts, revision_id, started_at, finished_at, created_at, updated_at, adapter_version,
-	error_code`
+	error_code, automatic, page_cursor, next_page_cursor, expand, page_size`
 
 func scanCapture(row interface{ Scan(...any) error }) (Capture, error) {
 	var c Capture
 	var conn, rev uuid.NullUUID
 	var staged sql.NullString
 	var started, finished sql.NullTime
+	var cursor, next sql.NullString
 	err := row.Scan(&c.ID, &c.CollectionID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.AdapterID,
 		&c.Provider, &conn, &c.State, &staged, &c.Error, &c.Attempts, &rev, &started, &finished, &c.CreatedAt, &c.UpdatedAt, &c.AdapterVers,
-		&c.ErrorCode)
+		&c.ErrorCode, &c.Automatic, &cursor, &next, &c.Expand, &c.PageSize)
+	c.PageCursor, c.NextPageCursor = cursor.String, next.String
 	if conn.Valid {
 		c.ConnectionID = &conn.UUID
 	}
@@ -82,10 +95,10 @@ func (tx *Tx) CaptureInsert(ctx context.Context, c Capture) (Capture, error) {
 	c.UpdatedAt = c.CreatedAt
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO captures (id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
-			connection_id, state, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
+			connection_id, state, created_at, updated_at, automatic, page_cursor, expand, page_size)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15)`,
 		c.ID, c.CollectionID, c.TenantID, c.Visibility, c.DataScope, c.AccessScope, c.AdapterID, c.Provider,
-		nullUUID(c.ConnectionID), c.State, c.CreatedAt)
+		nullUUID(c.ConnectionID), c.State, c.CreatedAt, c.Automatic, nullString(c.PageCursor), c.Expand, c.PageSize)
 	return c, wrap(tx.d, "insert capture", err)
 }
 
@@ -104,18 +117,30 @@ func (s *Store) CaptureGet(ctx context.Context, id uuid.UUID) (c Capture, err er
 	return c, wrap(s.d, "get capture", err)
 }
 
-// CaptureInFlight finds the queued or downloading capture of a collection
-// with the given provider and connection, one a new submit can join.
-func (tx *Tx) CaptureInFlight(ctx context.Context, collectionID uuid.UUID, provider string, connectionID *uuid.UUID) (Capture, error) {
+// CaptureKey is what makes two in-flight captures of a collection the
+// same one: a submission joins the capture with its key.
+type CaptureKey struct {
+	CollectionID uuid.UUID
+	Provider     string
+	ConnectionID *uuid.UUID
+	Automatic    bool
+	PageCursor   string
+	Expand       string
+	PageSize     int
+}
+
+// CaptureInFlight finds the queued or downloading capture with the key,
+// one a new submission can join.
+func (tx *Tx) CaptureInFlight(ctx context.Context, k CaptureKey) (Capture, error) {
 	q := `SELECT ` + captureColumns + ` FROM captures
-		 WHERE collection_id = $1 AND provider_id = $2 AND automatic = false AND page_cursor IS NULL
-		   AND state IN ('queued', 'downloading')`
-	args := []any{collectionID, provider}
-	if connectionID == nil {
+		 WHERE collection_id = $1 AND provider_id = $2 AND automatic = $3 AND COALESCE(page_cursor, '') = $4
+		   AND expand = $5 AND page_size = $6 AND state IN ('queued', 'downloading')`
+	args := []any{k.CollectionID, k.Provider, k.Automatic, k.PageCursor, k.Expand, k.PageSize}
+	if k.ConnectionID == nil {
 		q += ` AND connection_id IS NULL`
 	} else {
-		q += ` AND connection_id = $3`
-		args = append(args, *connectionID)
+		q += ` AND connection_id = $7`
+		args = append(args, *k.ConnectionID)
 	}
 	c, err := scanCapture(tx.tx.QueryRowContext(ctx, q, args...))
 	return c, wrap(tx.d, "get in-flight capture", err)

@@ -27,6 +27,9 @@ type LibraryFilter struct {
 	// SavedFrom and SavedBefore bound the save time: from inclusive,
 	// before exclusive.
 	SavedFrom, SavedBefore *time.Time
+	// MemberOf keeps the members of a collection (a profile's or channel's
+	// posts): the collections its pages' expansions saved for the tenant.
+	MemberOf *uuid.UUID
 }
 
 // LibraryRow is one card of a tenant's library: the saved collection, its
@@ -41,7 +44,7 @@ type LibraryRow struct {
 	// RevisionID and Content are nil until a capture completed.
 	RevisionID *uuid.UUID
 	Content    []byte
-	// CaptureID is the latest capture a person asked for (nil: none, e.g.
+	// CaptureID is the latest capture (nil: none, e.g.
 	// imported content); its state, error and error code.
 	CaptureID        *uuid.UUID
 	CaptureState     string
@@ -61,7 +64,7 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	byCollection := f.Platform != "" || f.Visibility != "" || f.Author != "" || f.MediaKind != "" || len(f.Words) > 0
 	var b strings.Builder
 	b.WriteString(`SELECT tc.collection_id, tc.saved_at,
-		(SELECT p.id FROM captures p WHERE p.collection_id = tc.collection_id AND p.automatic = false
+		(SELECT p.id FROM captures p WHERE p.collection_id = tc.collection_id
 			ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS latest_capture
 	 FROM tenant_collections tc`)
 	if byCollection {
@@ -79,6 +82,11 @@ func (s *Store) LibraryList(ctx context.Context, tenantID uuid.UUID, f LibraryFi
 	if after != nil {
 		at, id := arg(after.SavedAt), arg(after.CollectionID)
 		b.WriteString(` AND (tc.saved_at, tc.collection_id) < (` + at + `, ` + id + `)`)
+	}
+	if f.MemberOf != nil {
+		b.WriteString(` AND tc.collection_id IN (SELECT ch.collection_id FROM submissions ch
+			JOIN submissions pg ON pg.id = ch.parent_submission_id
+			WHERE ch.tenant_id = $1 AND ch.automatic = true AND pg.collection_id = ` + arg(*f.MemberOf) + `)`)
 	}
 	if f.Platform != "" {
 		b.WriteString(` AND c.platform = ` + arg(f.Platform))

@@ -29,7 +29,31 @@ type Submission struct {
 	DeliveryState    string
 	DeliveryProgress []byte
 	CreatedAt        time.Time
+
+	// Collections (profiles, channels, threads). Automatic: made by a
+	// page's expansion, a child that never expands or delivers on its own.
+	// ParentID: a child's page, or a later page's first page (nil: a
+	// chain's first page or a plain submission). NextID: the page after
+	// this one. Limit: how many children the chain may still create (nil:
+	// one page, no batch). Stopped: no child or page is made after it.
+	// RelatedState: none, pending (to expand when its capture ends),
+	// running, done or failed (RelatedError says why).
+	Automatic    bool
+	ParentID     *uuid.UUID
+	NextID       *uuid.UUID
+	Limit        *int
+	Stopped      bool
+	RelatedState string
+	RelatedError string
 }
+
+// Expansion states of a submission.
+const (
+	RelatedNone    = "none"
+	RelatedPending = "pending"
+	RelatedDone    = "done"
+	RelatedFailed  = "failed"
+)
 
 // Delivery states of a submission.
 const (
@@ -40,15 +64,29 @@ const (
 )
 
 const submissionColumns = `id, tenant_id, capture_id, collection_id, identity_id, channel_id, chat_id, reply_to_message_id,
-	status_message_id, idem_key, input_url, delivery_state, delivery_progress_json, created_at`
+	status_message_id, idem_key, input_url, delivery_state, delivery_progress_json, created_at,
+	automatic, parent_submission_id, next_submission_id, collection_limit, collection_stopped, related_state, related_error`
 
 func scanSubmission(row interface{ Scan(...any) error }) (Submission, error) {
 	var s Submission
 	var ident, ch uuid.NullUUID
 	var idem, chat, replyTo, status sql.NullString
 	var progress string
+	var parent, next uuid.NullUUID
+	var limit sql.NullInt64
 	err := row.Scan(&s.ID, &s.TenantID, &s.CaptureID, &s.CollectionID, &ident, &ch, &chat, &replyTo, &status, &idem, &s.InputURL,
-		&s.DeliveryState, &progress, &s.CreatedAt)
+		&s.DeliveryState, &progress, &s.CreatedAt,
+		&s.Automatic, &parent, &next, &limit, &s.Stopped, &s.RelatedState, &s.RelatedError)
+	if parent.Valid {
+		s.ParentID = &parent.UUID
+	}
+	if next.Valid {
+		s.NextID = &next.UUID
+	}
+	if limit.Valid {
+		n := int(limit.Int64)
+		s.Limit = &n
+	}
 	if ident.Valid {
 		s.IdentityID = &ident.UUID
 	}
@@ -82,13 +120,21 @@ func (tx *Tx) SubmissionInsert(ctx context.Context, s Submission) (Submission, e
 	if len(s.DeliveryProgress) == 0 {
 		s.DeliveryProgress = []byte("{}")
 	}
+	if s.RelatedState == "" {
+		s.RelatedState = RelatedNone
+	}
+	var limit any
+	if s.Limit != nil {
+		limit = *s.Limit
+	}
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO submissions (id, tenant_id, capture_id, collection_id, identity_id, channel_id, chat_id, reply_to_message_id,
-			status_message_id, idem_key, input_url, delivery_state, delivery_progress_json, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
+			status_message_id, idem_key, input_url, delivery_state, delivery_progress_json, created_at, updated_at,
+			automatic, parent_submission_id, collection_limit, related_state)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16, $17, $18)`,
 		s.ID, s.TenantID, s.CaptureID, s.CollectionID, nullUUID(s.IdentityID), nullUUID(s.ChannelID), nullString(s.ChatID),
 		nullString(s.ReplyToMessageID), nullString(s.StatusMessageID), nullString(s.IdemKey), s.InputURL, s.DeliveryState,
-		string(s.DeliveryProgress), s.CreatedAt)
+		string(s.DeliveryProgress), s.CreatedAt, s.Automatic, nullUUID(s.ParentID), limit, s.RelatedState)
 	return s, wrap(tx.d, "insert submission", err)
 }
 

@@ -61,6 +61,8 @@ type FxTwitter struct {
 	// closed (and replaced) whenever it changes.
 	held        int
 	heldChanged chan struct{}
+	// timelines are the synthetic timelines by statuses path (AddTimeline).
+	timelines map[string]*fxTimeline
 }
 
 // FxRequest is one request the fake received.
@@ -405,6 +407,9 @@ func (f *FxTwitter) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case overridden:
 		writeBody(w, override.status, map[string]string{"Content-Type": override.contentType}, override.body)
 	default:
+		if f.serveTimeline(w, r) {
+			return
+		}
 		if route, ok := f.match(r); ok {
 			f.writeRoute(w, route)
 			return

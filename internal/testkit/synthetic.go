@@ -17,11 +17,26 @@ type SyntheticPost struct {
 	// NoAvatar drops the author's avatar and banner, so a text-only post
 	// fetches no media at all.
 	NoAvatar bool
+	// Handle is the author's handle ("": archivist_demo, the fixtures').
+	// AuthorID is the author's numeric id with it.
+	Handle, AuthorID string
 }
 
 // AddPost serves p at /2/status/<id>, shaped like the photos fixture, and
 // returns the post's x.com URL.
 func (f *FxTwitter) AddPost(p SyntheticPost) string {
+	f.t.Helper()
+	doc := f.syntheticDoc(p)
+	body, err := json.Marshal(doc)
+	if err != nil {
+		f.t.Fatalf("testkit: synthetic post: %v", err)
+	}
+	f.SetOverride("/2/status/"+p.ID, 200, "application/json", body)
+	return doc["status"].(map[string]any)["url"].(string)
+}
+
+// syntheticDoc is the /2/status answer of a synthetic post.
+func (f *FxTwitter) syntheticDoc(p SyntheticPost) map[string]any {
 	f.t.Helper()
 	var doc map[string]any
 	if err := json.Unmarshal(f.Raw("status-photos.json"), &doc); err != nil {
@@ -57,15 +72,15 @@ func (f *FxTwitter) AddPost(p SyntheticPost) string {
 	} else {
 		st["media"] = media
 	}
+	author := st["author"].(map[string]any)
 	if p.NoAvatar {
-		author := st["author"].(map[string]any)
 		delete(author, "avatar_url")
 		delete(author, "banner_url")
 	}
-	body, err := json.Marshal(doc)
-	if err != nil {
-		f.t.Fatalf("testkit: synthetic post: %v", err)
+	if p.Handle != "" {
+		author["screen_name"], author["id"], author["name"] = p.Handle, p.AuthorID, "Synthetic "+p.Handle
+		author["url"] = "https://x.com/" + p.Handle
+		st["url"] = "https://x.com/" + p.Handle + "/status/" + p.ID
 	}
-	f.SetOverride("/2/status/"+p.ID, 200, "application/json", body)
-	return "https://x.com/archivist_demo/status/" + p.ID
+	return doc
 }

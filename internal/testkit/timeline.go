@@ -1,0 +1,130 @@
+package testkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Timeline is a synthetic profile the fake serves with its posts: the
+// profile at /2/profile/<handle>, its timeline at
+// /2/profile/<handle>/statuses in upstream pages (cursor "p<k>" is page k;
+// past the end the answer has no results and the same cursor, as the real
+// API's last page), and each post at /2/status/<id>.
+type Timeline struct {
+	Handle string
+	// ID is the profile's numeric id.
+	ID string
+	// ProfileURL is the profile's x.com link; Posts are the posts' links,
+	// newest first, as the timeline lists them.
+	ProfileURL string
+	Posts      []string
+}
+
+type fxTimeline struct {
+	perPage  int
+	statuses []any
+	// fail: upstream page index → status to answer it with, once each
+	// time FailTimelinePage is called.
+	fail map[int]int
+}
+
+// AddTimeline serves a profile with n posts, each with one photo, over
+// upstream pages of perPage posts.
+func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
+	f.t.Helper()
+	var prof map[string]any
+	if err := json.Unmarshal(f.Raw("profile.json"), &prof); err != nil {
+		f.t.Fatalf("testkit: profile fixture: %v", err)
+	}
+	user := prof["user"].(map[string]any)
+	user["screen_name"], user["id"], user["name"] = handle, id, "Synthetic "+handle
+	user["url"] = "https://x.com/" + handle
+	user["statuses"] = n
+	body, err := json.Marshal(prof)
+	if err != nil {
+		f.t.Fatalf("testkit: synthetic profile: %v", err)
+	}
+	f.SetOverride("/2/profile/"+handle, 200, "application/json", body)
+
+	tl := Timeline{Handle: handle, ID: id, ProfileURL: "https://x.com/" + handle}
+	ft := &fxTimeline{perPage: perPage, fail: map[int]int{}}
+	for i := 0; i < n; i++ {
+		// Newest first: ids count down.
+		p := SyntheticPost{ID: strconv.FormatInt(3_000_000_000_000_000_000+int64(n-i), 10), Photos: 1, Handle: handle, AuthorID: id}
+		doc := f.syntheticDoc(p)
+		b, err := json.Marshal(doc)
+		if err != nil {
+			f.t.Fatalf("testkit: synthetic post: %v", err)
+		}
+		f.SetOverride("/2/status/"+p.ID, 200, "application/json", b)
+		st := doc["status"].(map[string]any)
+		ft.statuses = append(ft.statuses, st)
+		tl.Posts = append(tl.Posts, st["url"].(string))
+	}
+	f.mu.Lock()
+	if f.timelines == nil {
+		f.timelines = map[string]*fxTimeline{}
+	}
+	f.timelines["/2/profile/"+handle+"/statuses"] = ft
+	f.mu.Unlock()
+	return tl
+}
+
+// FailTimelinePage makes the next request for upstream page k (0 = the
+// first) of handle's timeline answer status.
+func (f *FxTwitter) FailTimelinePage(handle string, k, status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ft := f.timelines["/2/profile/"+handle+"/statuses"]; ft != nil {
+		ft.fail[k] = status
+	}
+}
+
+// serveTimeline answers a synthetic timeline's page; ok is false for any
+// other path.
+func (f *FxTwitter) serveTimeline(w http.ResponseWriter, r *http.Request) bool {
+	f.mu.Lock()
+	ft := f.timelines[r.URL.Path]
+	if ft == nil {
+		f.mu.Unlock()
+		return false
+	}
+	k := 0
+	if c := r.URL.Query().Get("cursor"); c != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(c, "p"))
+		if err != nil || !strings.HasPrefix(c, "p") || n < 0 {
+			f.mu.Unlock()
+			writeBody(w, http.StatusBadRequest, jsonHeaders(nil), []byte(`{"code":400,"message":"BAD_CURSOR"}`))
+			return true
+		}
+		k = n
+	}
+	status, fail := ft.fail[k]
+	delete(ft.fail, k)
+	// count is ignored: a page is always perPage posts, so a cursor
+	// means the same page whoever asks.
+	from := min(k*ft.perPage, len(ft.statuses))
+	results := ft.statuses[from:min(from+ft.perPage, len(ft.statuses))]
+	f.mu.Unlock()
+	if fail {
+		writeBody(w, status, jsonHeaders(nil), []byte(fmt.Sprintf(`{"code":%d,"message":"FAILED"}`, status)))
+		return true
+	}
+	next := k
+	if len(results) > 0 {
+		next = k + 1
+	}
+	body, err := json.Marshal(map[string]any{
+		"code": 200, "results": results,
+		"cursor": map[string]any{"top": "p0", "bottom": "p" + strconv.Itoa(next)},
+	})
+	if err != nil {
+		writeBody(w, http.StatusInternalServerError, jsonHeaders(nil), nil)
+		return true
+	}
+	writeBody(w, http.StatusOK, jsonHeaders(nil), body)
+	return true
+}
