@@ -357,6 +357,9 @@ func (b *bar) update(done, total int) {
 			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("it"),
 			progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
 	}
+	if b.pb.GetMax() != total {
+		b.pb.ChangeMax(total) // a collection's pages list more posts as they go
+	}
 	_ = b.pb.Set(done)
 }
 

@@ -33,6 +33,11 @@ import (
 // ExpandThread asks for the author's thread around a post.
 const ExpandThread = "thread"
 
+// expandNone asks an adapter for the target alone: an automatic child
+// never expands, so its capture spares the upstream reads of related
+// targets (a profile's timeline).
+const expandNone = "none"
+
 // Page bounds. DefaultPageSize is how many related targets a page holds
 // (the seed's ~100); MaxRelatedPerPage is the most a page may list: an
 // adapter listing more has the page refused, never truncated.
@@ -336,7 +341,7 @@ func (a *App) createChild(ctx context.Context, tx *store.Tx, tenant store.Tenant
 		}
 		fresh = a.now().Sub(observed) > time.Duration(t.RefreshAfterSeconds)*time.Second
 	}
-	c, err := a.captureFor(ctx, tx, tenant, coll, r, fresh, captureSpec{Automatic: true})
+	c, err := a.captureFor(ctx, tx, tenant, coll, r, fresh, captureSpec{Automatic: true, Expand: expandNone})
 	if err != nil {
 		return err
 	}
@@ -417,8 +422,10 @@ func (a *App) More(ctx context.Context, tenantID, submissionID uuid.UUID) (Submi
 			return errorf(ErrConflict, "this page is still being archived; ask for more once it is done")
 		}
 		cursor := c.NextPageCursor
-		if c.State == store.CaptureFailed {
+		if c.State == store.CaptureFailed && c.PageCursor != "" {
 			cursor = c.PageCursor // the page failed: read it again
+		} else if c.State == store.CaptureFailed {
+			return errorf(ErrConflict, "the first page failed (%s); send the link again", c.Error)
 		} else if cursor == "" {
 			return errorf(ErrConflict, "there is nothing more: this collection is archived to its end")
 		}
@@ -573,7 +580,9 @@ func (a *App) Submission(ctx context.Context, tenantID, id uuid.UUID) (Submissio
 			}
 		}
 		if i == len(pages)-1 && !p.Stopped && captureEnded(pc.State) && p.RelatedState != store.RelatedPending {
-			v.HasMore = pc.NextPageCursor != "" || pc.State == store.CaptureFailed
+			// A later page that failed can be read again with more; a
+			// first page that failed is sent again.
+			v.HasMore = pc.NextPageCursor != "" || (pc.State == store.CaptureFailed && pc.PageCursor != "")
 		}
 		if p.RelatedError != "" && v.Error == "" {
 			v.Error = p.RelatedError

@@ -252,12 +252,12 @@ func captureEnded(state string) bool {
 // for; a person's never joins or reuses an automatic one, which did not
 // list what a person's expansion needs.
 func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant, coll store.Collection, r adapterapi.Resolved, fresh bool, spec captureSpec) (store.Capture, error) {
-	key := store.CaptureKey{CollectionID: coll.ID, Provider: r.Provider, PageCursor: spec.PageCursor, Expand: spec.Expand, PageSize: spec.PageSize}
+	key := store.CaptureKey{CollectionID: coll.ID, Provider: r.Provider, PageCursor: spec.PageCursor, Expand: spec.Expand, PageSize: spec.PageSize,
+		Automatic: spec.Automatic}
 	keys := []store.CaptureKey{key}
 	if spec.Automatic {
-		auto := key
-		auto.Automatic = true
-		keys = append(keys, auto)
+		// A person's plain capture of the same target serves as well.
+		keys = append([]store.CaptureKey{{CollectionID: coll.ID, Provider: r.Provider}}, keys...)
 	}
 	for _, k := range keys {
 		c, err := tx.CaptureInFlight(ctx, k)

@@ -64,6 +64,9 @@ type Options struct {
 	// sign-in); zero means 127.0.0.1:8080 and none.
 	HTTPAddr      string
 	TelegramToken string
+	// Adapters are served beside the built-in ones, e.g. a third party's
+	// adapter that misbehaves.
+	Adapters []adapterv1.AdapterServer
 }
 
 // TestLimits are the pipeline's limits in tests: as in production, with
@@ -139,8 +142,8 @@ func New(t testing.TB, o Options) *Core {
 		return c
 	}
 	c.FX, c.Tme = testkit.NewFxTwitter(t), testkit.NewTme(t)
-	deps.Adapters = serveAdapters(t, log,
-		x.New(x.Options{BaseURL: c.FX.URL()}), telegram.New(telegram.Options{BaseURL: c.Tme.URL()}))
+	deps.Adapters = serveAdapters(t, log, append([]adapterv1.AdapterServer{
+		x.New(x.Options{BaseURL: c.FX.URL()}), telegram.New(telegram.Options{BaseURL: c.Tme.URL()})}, o.Adapters...)...)
 	c.App = app.New(deps)
 	must(t, "allow fetches from the fakes", func() error {
 		_, err := c.App.SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
