@@ -1047,7 +1047,13 @@ type FetchRequest struct {
 	// page_cursor continues a collection (capability capture.page).
 	PageCursor string `protobuf:"bytes,4,opt,name=page_cursor,json=pageCursor,proto3" json:"page_cursor,omitempty"`
 	// page_size is a target number of related items (0: adapter's default).
-	PageSize      uint32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageSize uint32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// expand asks for related targets other than the target's default ones
+	// (capability capture.thread for "thread"). "thread": the related
+	// targets are the posts of the author's thread around the target post,
+	// in thread order, without the target itself. Empty: the default. An
+	// adapter answers a value it does not know with ERROR_CODE_UNSUPPORTED.
+	Expand        string `protobuf:"bytes,6,opt,name=expand,proto3" json:"expand,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1115,6 +1121,13 @@ func (x *FetchRequest) GetPageSize() uint32 {
 		return x.PageSize
 	}
 	return 0
+}
+
+func (x *FetchRequest) GetExpand() string {
+	if x != nil {
+		return x.Expand
+	}
+	return ""
 }
 
 // Display holds the generic fields every channel can show without knowing
@@ -2077,7 +2090,7 @@ const file_adapter_proto_rawDesc = "" +
 	"\n" +
 	"collection\x18\x03 \x01(\bR\n" +
 	"collection\x12/\n" +
-	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\xc1\x01\n" +
+	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\xd9\x01\n" +
 	"\fFetchRequest\x122\n" +
 	"\x06target\x18\x01 \x01(\v2\x1a.monitor.adapter.v1.TargetR\x06target\x12\x1f\n" +
 	"\vprovider_id\x18\x02 \x01(\tR\n" +
@@ -2087,7 +2100,8 @@ const file_adapter_proto_rawDesc = "" +
 	"credential\x12\x1f\n" +
 	"\vpage_cursor\x18\x04 \x01(\tR\n" +
 	"pageCursor\x12\x1b\n" +
-	"\tpage_size\x18\x05 \x01(\rR\bpageSize\"\xd2\x01\n" +
+	"\tpage_size\x18\x05 \x01(\rR\bpageSize\x12\x16\n" +
+	"\x06expand\x18\x06 \x01(\tR\x06expand\"\xd2\x01\n" +
 	"\aDisplay\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x129\n" +
 	"\ttext_kind\x18\x02 \x01(\x0e2\x1c.monitor.adapter.v1.TextKindR\btextKind\x12\x18\n" +

@@ -8,10 +8,13 @@ const (
 
 // Capability names of protocol 1.0. Every one is at version 1.0.
 const (
-	CapCaptureFetch      = "capture.fetch"
-	CapCaptureRelated    = "capture.related"
-	CapCapturePage       = "capture.page"
-	CapCaptureCanonical  = "capture.canonical"
+	CapCaptureFetch     = "capture.fetch"
+	CapCaptureRelated   = "capture.related"
+	CapCapturePage      = "capture.page"
+	CapCaptureCanonical = "capture.canonical"
+	// CapCaptureThread: Fetch of a post with FetchRequest.expand "thread"
+	// answers the author's thread around it as related targets.
+	CapCaptureThread     = "capture.thread"
 	CapCredentialPrepare = "credential.prepare"
 	CapConnectionCheck   = "connection.check"
 	CapContentText       = "content.text"
