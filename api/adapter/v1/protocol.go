@@ -28,3 +28,14 @@ const (
 func Cap1(name string) *Capability {
 	return &Capability{Name: name, Major: 1, Minor: 0}
 }
+
+// Values of FetchRequest.expand.
+const (
+	// ExpandThread: the related targets are the author's thread around
+	// the target post (capability capture.thread).
+	ExpandThread = "thread"
+	// ExpandNone: the target alone, without related targets, so an
+	// automatic capture that never expands spares the upstream reads
+	// (a profile without its timeline, a channel without its posts).
+	ExpandNone = "none"
+)
