@@ -43,7 +43,7 @@ type fakeTimeline struct {
 	requests []string    // path?query of every request
 }
 
-func newFakeTimeline(t *testing.T, n int) *fakeTimeline {
+func newFakeTimeline(t testing.TB, n int) *fakeTimeline {
 	t.Helper()
 	dir := testkit.FixturesDir(t, "fxtwitter")
 	profile, err := os.ReadFile(filepath.Join(dir, "profile.json"))
@@ -129,7 +129,7 @@ func (f *fakeTimeline) timelineRequests() []string {
 }
 
 // profileClient is the adapter talking to f.
-func profileClient(t *testing.T, f *fakeTimeline) adapterv1.AdapterClient {
+func profileClient(t testing.TB, f *fakeTimeline) adapterv1.AdapterClient {
 	t.Helper()
 	return kittest.Serve(t, x.New(x.Options{BaseURL: f.srv.URL}))
 }
@@ -139,7 +139,7 @@ func profileRequest(externalID, cursor string, size uint32) *adapterv1.FetchRequ
 		Target: &adapterv1.Target{Platform: x.Platform, EntityType: x.EntityTypeProfile, ExternalId: externalID}}
 }
 
-func fetch(t *testing.T, c adapterv1.AdapterClient, req *adapterv1.FetchRequest) *adapterv1.FetchResponse {
+func fetch(t testing.TB, c adapterv1.AdapterClient, req *adapterv1.FetchRequest) *adapterv1.FetchResponse {
 	t.Helper()
 	resp, err := c.Fetch(context.Background(), req)
 	require.NoError(t, err)
@@ -366,4 +366,34 @@ func TestFetchProfileRecordedPages(t *testing.T) {
 	}, urls(resp))
 	require.Empty(t, resp.GetNextPageCursor(), "the timeline ended")
 	require.Len(t, resp.GetSourceResponses(), 3)
+}
+
+// BenchmarkProfileTimeline reads a 1,000-post timeline to its end, 100
+// posts a Fetch, over gRPC from a local fake: the adapter's time per
+// whole timeline and the upstream requests it takes.
+func BenchmarkProfileTimeline(b *testing.B) {
+	f := newFakeTimeline(b, 1000)
+	c := profileClient(b, f)
+	start := len(f.requests)
+	runs := 0
+	for b.Loop() {
+		cursor, n := "", 0
+		for {
+			resp := fetch(b, c, profileRequest("@"+demoHandle, cursor, 0))
+			if resp.GetError() != nil {
+				b.Fatal(resp.GetError().GetMessage())
+			}
+			n += len(resp.GetRelatedTargets())
+			if cursor = resp.GetNextPageCursor(); cursor == "" {
+				break
+			}
+		}
+		if n != 1000 {
+			b.Fatalf("%d posts", n)
+		}
+		runs++
+	}
+	f.mu.Lock()
+	b.ReportMetric(float64(len(f.requests)-start)/float64(runs), "requests/timeline")
+	f.mu.Unlock()
 }
