@@ -177,8 +177,8 @@ func (a *Adapter) decodeProfile(resp *kit.Response, ref profileRef) (*fxUser, *a
 	case u.ScreenName == "":
 		return nil, kit.BadResponse("FxTwitter's answer is missing user.screen_name")
 	case ref.id != "" && u.ID != ref.id, ref.handle != "" && !strings.EqualFold(u.ScreenName, ref.handle):
-		return nil, kit.BadResponse(fmt.Sprintf("FxTwitter answered with account @%s (%s) instead of the account %s",
-			strings.Trim(kit.Quote(u.ScreenName), `"`), u.ID, ref))
+		return nil, kit.BadResponse(fmt.Sprintf("FxTwitter answered with account %s (id %s) instead of the account %s",
+			kit.Quote("@"+u.ScreenName), u.ID, ref))
 	}
 	return u, nil
 }

@@ -45,8 +45,10 @@ func (a *Adapter) fetchThread(ctx context.Context, id string) *adapterv1.FetchRe
 			continue
 		}
 		seen[p.ID] = true
-		if len(out.RelatedTargets) > kit.MaxRelatedTargets-1 {
-			break // the author's profile is one of them
+		if len(out.RelatedTargets) >= kit.MaxRelatedTargets {
+			// X unrolls far shorter threads; the bound only keeps a
+			// hostile answer from making the page one core refuses.
+			break
 		}
 		out.RelatedTargets = append(out.RelatedTargets, &adapterv1.RelatedTarget{Url: postURL(p)})
 	}
