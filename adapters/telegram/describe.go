@@ -59,8 +59,12 @@ func isHost(host string) bool {
 	return slices.Contains(Hosts(), host)
 }
 
+// maxBatchSize is the most posts of a channel one batch archives.
+const maxBatchSize = 1000
+
 // Describe says who the adapter is: one public provider, tme-public, that
-// fetches channel posts (albums whole) with their media and channel.
+// fetches channel posts (albums whole) with their media and channel, and
+// channels with their posts page by page.
 func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapterv1.DescribeResponse, error) {
 	return &adapterv1.DescribeResponse{
 		AdapterId:      AdapterID,
@@ -78,13 +82,17 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 				// A link to a later member of an album answers with the
 				// album, whose identity is its first message.
 				adapterv1.Cap1(adapterv1.CapCaptureCanonical),
+				// A channel's posts come page by page.
+				adapterv1.Cap1(adapterv1.CapCaptureRelated),
+				adapterv1.Cap1(adapterv1.CapCapturePage),
 				adapterv1.Cap1(adapterv1.CapContentText),
 				adapterv1.Cap1(adapterv1.CapEntityGraph),
 				adapterv1.Cap1(adapterv1.CapSourceRaw),
 				adapterv1.Cap1(adapterv1.CapMediaImage),
 				adapterv1.Cap1(adapterv1.CapMediaVideo),
 			},
-			EntityTypes: []string{EntityTypeMessage, EntityTypeChannel},
+			EntityTypes:  []string{EntityTypeMessage, EntityTypeChannel},
+			MaxBatchSize: maxBatchSize,
 		}},
 		EntityTypes: []*adapterv1.EntityType{
 			{Name: EntityTypeMessage, JsonSchema: messageSchema},

@@ -32,7 +32,7 @@ func TestDescribe(t *testing.T) {
 	require.Equal(t, adapterv1.AuthMode_AUTH_MODE_NONE, p.GetAuthMode())
 	require.True(t, p.GetDefaultProvider())
 	require.Equal(t, []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PUBLIC}, p.GetVisibilities())
-	require.Zero(t, p.GetMaxBatchSize())
+	require.EqualValues(t, 1000, p.GetMaxBatchSize(), "a batch archives up to 1,000 posts of a channel")
 	require.Equal(t, []string{"telegram.message", "telegram.channel"}, p.GetEntityTypes())
 	var caps []string
 	for _, c := range p.GetCapabilities() {
@@ -41,7 +41,7 @@ func TestDescribe(t *testing.T) {
 		caps = append(caps, c.GetName())
 	}
 	require.ElementsMatch(t, []string{
-		"capture.fetch", "capture.canonical", "content.text", "entity.graph", "source.raw", "media.image", "media.video",
+		"capture.fetch", "capture.canonical", "capture.related", "capture.page", "content.text", "entity.graph", "source.raw", "media.image", "media.video",
 	}, caps)
 
 	// Every host resolves, and every declared entity type has a schema.

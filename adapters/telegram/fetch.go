@@ -46,7 +46,9 @@ const (
 const albumSpan = 10
 
 // Fetch reads one target through tme-public: a message (an album whole)
-// or a channel's header. Failures are answered in FetchResponse.error.
+// or a channel's header with its posts page by page from page_cursor as
+// related targets (none with expand "none"). Failures are answered in
+// FetchResponse.error.
 func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
 	if resp, err := kit.CheckFetch(req, "Telegram", ProviderTmePublic, Platform); resp != nil || err != nil {
 		return resp, err
@@ -63,6 +65,10 @@ func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adap
 			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
 				fmt.Sprintf("object scope %s does not match the message's channel %q", kit.Quote(scope), ch)), nil
 		}
+		if e := req.GetExpand(); e != "" && e != adapterv1.ExpandNone {
+			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+				fmt.Sprintf("expand %s is not something the Telegram adapter does for a message", kit.Quote(e))), nil
+		}
 		return a.fetchMessage(ctx, ch, id), nil
 	case EntityTypeChannel:
 		ch := t.GetExternalId()
@@ -70,7 +76,12 @@ func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adap
 			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
 				fmt.Sprintf("%s is not a valid Telegram username", kit.Quote(ch))), nil
 		}
-		return a.fetchChannel(ctx, strings.ToLower(ch)), nil
+		switch req.GetExpand() {
+		case "", adapterv1.ExpandNone:
+			return a.fetchChannel(ctx, strings.ToLower(ch), req), nil
+		}
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			fmt.Sprintf("expand %s is not something the Telegram adapter does for a channel", kit.Quote(req.GetExpand()))), nil
 	}
 	return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 		fmt.Sprintf("entity type %s is not one the Telegram adapter fetches", kit.Quote(t.GetEntityType()))), nil
@@ -180,41 +191,125 @@ func containsMember(m *message, id int64) bool {
 	return false
 }
 
-// fetchChannel reads the channel header of {base}/s/<channel>.
-func (a *Adapter) fetchChannel(ctx context.Context, ch string) *adapterv1.FetchResponse {
-	resp, e := a.tme.Get(ctx, "/s/"+ch)
+// fetchChannel reads the channel's t.me/s page at the request's cursor:
+// its header is the telegram.channel root, and unless expand is "none"
+// its posts, page after page toward older ones, are the related targets.
+func (a *Adapter) fetchChannel(ctx context.Context, ch string, req *adapterv1.FetchRequest) *adapterv1.FetchResponse {
+	cursor := req.GetPageCursor()
+	before, ok := parseCursor(cursor)
+	if !ok {
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+			fmt.Sprintf("page cursor %s is not one the Telegram adapter gave (before=<message id>); start from the first page", kit.Quote(cursor)))
+	}
+	resp, pg, e := a.channelPage(ctx, ch, before)
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
+	}
+	out, err := buildChannel(pg.channel)
+	if err != nil {
+		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the channel: "+err.Error())
+	}
+	if req.GetExpand() == adapterv1.ExpandNone {
+		out.SourceResponses = []*adapterv1.SourceResponse{resp.Source()}
+		return out
+	}
+	first := pagePosts(ch, resp, pg)
+	got, e := kit.Collect(ctx, cursor, req.GetPageSize(), 0, func(ctx context.Context, cursor string, _ int) (*kit.UpstreamPage, *adapterv1.Error) {
+		if first != nil {
+			p := first
+			first = nil
+			return p, nil
+		}
+		before, _ := parseCursor(cursor)
+		resp, pg, e := a.channelPage(ctx, ch, before)
+		if e != nil {
+			return nil, e
+		}
+		return pagePosts(ch, resp, pg), nil
+	})
+	if e != nil {
+		return &adapterv1.FetchResponse{Error: e}
+	}
+	out.RelatedTargets = got.Targets
+	out.SourceResponses = got.Sources
+	out.NextPageCursor = got.Next
+	return out
+}
+
+// cursorPrefix starts a channel page cursor: "before=<id>" reads the
+// posts older than message id, as t.me/s/<channel>?before=<id> does.
+const cursorPrefix = "before="
+
+// parseCursor reads a page cursor; "" is the newest page (before 0).
+func parseCursor(c string) (int64, bool) {
+	if c == "" {
+		return 0, true
+	}
+	rest, ok := strings.CutPrefix(c, cursorPrefix)
+	if !ok {
+		return 0, false
+	}
+	return parseID(rest)
+}
+
+// channelPage reads {base}/s/<channel>[?before=<id>] and checks that it
+// is the channel's page with its header.
+func (a *Adapter) channelPage(ctx context.Context, ch string, before int64) (*kit.Response, *page, *adapterv1.Error) {
+	p := "/s/" + ch
+	if before > 0 {
+		p += "?before=" + strconv.FormatInt(before, 10)
+	}
+	resp, e := a.tme.Get(ctx, p)
+	if e != nil {
+		return nil, nil, e
 	}
 	notFoundMsg := fmt.Sprintf(msgChannelNotFound, ch)
 	if e := a.statusError(resp, notFoundMsg); e != nil {
 		if e.Code == adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE {
 			e.Message = strings.Replace(e.Message, "this post", "this channel", 1)
 		}
-		return &adapterv1.FetchResponse{Error: e}
+		return nil, nil, e
 	}
 	pg := parsePage(resp.Body)
 	info := pg.channel
 	if info == nil {
 		if pg.history || len(pg.posts) > 0 {
-			return &adapterv1.FetchResponse{Error: unreadable(msgUnreadableChan, "no channel header")}
+			return nil, nil, unreadable(msgUnreadableChan, "no channel header")
 		}
 		// t.me sends users, bots and channels without a web preview to
 		// their contact page, which has no channel header.
-		return &adapterv1.FetchResponse{Error: notFound(notFoundMsg, "")}
+		return nil, nil, notFound(notFoundMsg, "")
 	}
 	if info.username == "" {
-		return &adapterv1.FetchResponse{Error: unreadable(msgUnreadableChan, "no username in the channel header")}
+		return nil, nil, unreadable(msgUnreadableChan, "no username in the channel header")
 	}
 	if info.username != ch {
-		return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE,
-			Message: fmt.Sprintf("could not read this channel: t.me answered with @%s instead of @%s", info.username, ch)}}
+		return nil, nil, &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE,
+			Message: fmt.Sprintf("could not read this channel: t.me answered with @%s instead of @%s", info.username, ch)}
 	}
-	out, err := buildChannel(info)
-	if err != nil {
-		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the channel: "+err.Error())
+	return resp, pg, nil
+}
+
+// pagePosts lists the channel's posts on a t.me/s page, newest first, as
+// related targets: one per post, and one per album (the page shows an
+// album as one post under its first member's id). The next page is the
+// one before the oldest post, when the page links to older ones.
+func pagePosts(ch string, resp *kit.Response, pg *page) *kit.UpstreamPage {
+	out := &kit.UpstreamPage{Source: resp.Source()}
+	var oldest int64
+	for i := len(pg.posts) - 1; i >= 0; i-- {
+		pch, id, ok := splitPost(pg.posts[i].AttrOr("data-post", ""))
+		if !ok || pch != ch {
+			continue
+		}
+		out.URLs = append(out.URLs, messageURL(ch, id))
+		if oldest == 0 || id < oldest {
+			oldest = id
+		}
 	}
-	out.SourceResponses = []*adapterv1.SourceResponse{resp.Source()}
+	if pg.older && oldest > 1 {
+		out.Next = cursorPrefix + strconv.FormatInt(oldest, 10)
+	}
 	return out
 }
 

@@ -465,6 +465,18 @@ func TestFetchChannel(t *testing.T) {
 	require.Equal(t, title+"：Tides, fog and harbour news from the north pier. Not official. Tips: @tidewatch_tips", d.GetSummary())
 	require.Nil(t, d.GetPublishedAt())
 	require.Equal(t, h.fake.URL()+"/s/tidewatch_demo", resp.GetSourceResponses()[0].GetRequestUrl())
+	// Its posts, newest first; the album 101–104 is one post under 101.
+	var posts []string
+	for _, rt := range resp.GetRelatedTargets() {
+		require.Zero(t, rt.GetRefreshAfterSeconds())
+		posts = append(posts, rt.GetUrl())
+	}
+	require.Equal(t, []string{"https://t.me/tidewatch_demo/105", "https://t.me/tidewatch_demo/101", "https://t.me/tidewatch_demo/100"}, posts)
+	// The page links to older posts; the fake answers the same page for
+	// them, which adds nothing and ends the collection.
+	require.Len(t, resp.GetSourceResponses(), 2)
+	require.Equal(t, h.fake.URL()+"/s/tidewatch_demo?before=100", resp.GetSourceResponses()[1].GetRequestUrl())
+	require.Empty(t, resp.GetNextPageCursor())
 
 	// A channel without posts still has its header.
 	resp = h.fetchChannel(t, "quiet_harbour")

@@ -67,6 +67,8 @@ type page struct {
 	history bool
 	// noPosts: the history says "No posts found".
 	noPosts bool
+	// older: the history links to older posts (data-before).
+	older bool
 }
 
 // parsePage reads an HTML page. It never fails: the HTML parser accepts any
@@ -90,6 +92,7 @@ func parsePage(body []byte) *page {
 	}
 	p.history = doc.Find(".tgme_channel_history").Length() > 0
 	p.noPosts = doc.Find(".tme_no_messages_found").Length() > 0
+	p.older = doc.Find(".tgme_channel_history .js-messages_more[data-before]").Length() > 0
 	if info := doc.Find(".tgme_channel_info").First(); info.Length() > 0 {
 		p.channel = parseChannelInfo(info)
 		// The history's posts carry the channel's numeric id.

@@ -87,3 +87,57 @@ func TestRealPages(t *testing.T) {
 	require.Equal(t, uint32((27*60+40)*1000), voice.GetMedia()[0].GetDurationMs())
 	require.True(t, strings.HasSuffix(voice.GetDisplay().GetSummary(), "⟦audio⟧"), voice.GetDisplay().GetSummary())
 }
+
+// channelPage wraps real message blocks in a t.me/s page of channel; the
+// header, the history section and its link to older posts are ours.
+func channelPage(channel string, older int64, blocks ...[]byte) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<html><body><section class="tgme_channel_info"><div class="tgme_channel_info_header_title"><span dir="auto">%s</span></div>`+
+		`<div class="tgme_channel_info_header_username"><a href="https://t.me/%[1]s">@%[1]s</a></div></section>`+
+		`<main class="tgme_main"><section class="tgme_channel_history js-message_history">`, channel)
+	if older > 0 {
+		fmt.Fprintf(&b, `<div class="tgme_widget_message_centered js-messages_more_wrap"><a href="/s/%s?before=%d" class="tme_messages_more js-messages_more" data-before="%[2]d"></a></div>`, channel, older)
+	}
+	for _, bl := range blocks {
+		b.Write(bl)
+	}
+	b.WriteString(`</section></main></body></html>`)
+	return []byte(b.String())
+}
+
+// TestRealChannelPages lists the real posts of oper_goblin, put on one
+// t.me/s page in their order, newest first; the real album of anna_news
+// is one post, never its members.
+func TestRealChannelPages(t *testing.T) {
+	t.Parallel()
+	dir := testkit.RealFixturesDir(t, "tme/any2feed")
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		return b
+	}
+	h := newHarness(t, nil)
+	h.fake.SetOverride("/s/oper_goblin", 200, "text/html; charset=utf-8", channelPage("oper_goblin", 939,
+		read("message_voice.html"), read("message_media_file.html"), read("message_media_forwarded_from.html"),
+		read("message_link_preview.html"), read("message_link_preview_text_only.html")))
+	h.fake.SetOverride("/s/anna_news", 200, "text/html; charset=utf-8", channelPage("anna_news", 0, read("message_media_photo_and_video.html")))
+
+	resp := h.fetchChannel(t, "oper_goblin")
+	require.Nil(t, resp.GetError(), resp.GetError().GetMessage())
+	kittest.CheckGraph(t, h.schemas, resp)
+	var got []string
+	for _, rt := range resp.GetRelatedTargets() {
+		got = append(got, rt.GetUrl())
+	}
+	require.Equal(t, []string{
+		"https://t.me/oper_goblin/22368", "https://t.me/oper_goblin/22360", "https://t.me/oper_goblin/22358",
+		"https://t.me/oper_goblin/16936", "https://t.me/oper_goblin/939",
+	}, got)
+	require.Equal(t, h.fake.URL()+"/s/oper_goblin?before=939", resp.GetSourceResponses()[1].GetRequestUrl(), "older posts are asked for")
+
+	resp = h.fetchChannel(t, "anna_news")
+	require.Nil(t, resp.GetError(), resp.GetError().GetMessage())
+	require.Len(t, resp.GetRelatedTargets(), 1)
+	require.Equal(t, "https://t.me/anna_news/46908", resp.GetRelatedTargets()[0].GetUrl())
+	require.Empty(t, resp.GetNextPageCursor())
+}

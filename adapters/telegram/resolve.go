@@ -185,8 +185,8 @@ func messageTarget(channel string, id int64) *adapterv1.ResolveResponse {
 	return &adapterv1.ResolveResponse{Target: messageTargetOf(channel, id)}
 }
 
-// channelTarget: an explicit submit of a channel reads it again. Listing
-// its posts is a later feature, so it is not a collection yet.
+// channelTarget: an explicit submit of a channel reads it again and
+// expands its posts, page by page.
 func channelTarget(channel string) *adapterv1.ResolveResponse {
 	return &adapterv1.ResolveResponse{
 		Target: &adapterv1.Target{
@@ -196,6 +196,7 @@ func channelTarget(channel string) *adapterv1.ResolveResponse {
 			CanonicalUrl: "https://t.me/" + channel,
 		},
 		RefreshOnSubmit: true,
+		Collection:      true,
 	}
 }
 

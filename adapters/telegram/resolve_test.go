@@ -81,7 +81,7 @@ func TestResolveChannels(t *testing.T) {
 			CanonicalUrl: "https://t.me/tidewatch_demo"}
 		require.Equal(t, want.String(), resp.GetTarget().String(), in)
 		require.True(t, resp.GetRefreshOnSubmit(), in)
-		require.False(t, resp.GetCollection(), "listing a channel's posts comes later")
+		require.True(t, resp.GetCollection(), "a channel expands its posts")
 	}
 }
 

@@ -21,9 +21,9 @@ func postRequest(id string) *adapterv1.FetchRequest {
 	}}
 }
 
-// TestConformance runs the adapter suite over every post route of the
-// FxTwitter fixtures (routes.json): the 200s must validate, the errors
-// must carry their codes.
+// TestConformance runs the adapter suite over every post and profile
+// route of the FxTwitter fixtures (routes.json) and a thread: the 200s
+// must validate, the errors must carry their codes.
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	var table struct {
@@ -40,21 +40,32 @@ func TestConformance(t *testing.T) {
 		404: adapterv1.ErrorCode_ERROR_CODE_NOT_FOUND,
 		500: adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE,
 	}
+	threadBody, err := os.ReadFile("testdata/thread.json")
+	require.NoError(t, err)
 	s := kittest.Subject{Start: func(t *testing.T) adapterv1.AdapterServer {
-		return x.New(x.Options{BaseURL: testkit.NewFxTwitter(t).URL()})
+		fake := testkit.NewFxTwitter(t)
+		fake.SetOverride("/2/thread/2078399740166950912", 200, "application/json", threadBody)
+		return x.New(x.Options{BaseURL: fake.URL()})
 	}}
 	for _, r := range table.Routes {
-		id, ok := strings.CutPrefix(r.Path, "/2/status/")
-		if !ok {
+		var req *adapterv1.FetchRequest
+		if id, ok := strings.CutPrefix(r.Path, "/2/status/"); ok {
+			req = postRequest(id)
+		} else if h, ok := strings.CutPrefix(r.Path, "/2/profile/"); ok && !strings.Contains(h, "/") {
+			req = profileRequest("@"+h, "", 0)
+		} else {
 			continue
 		}
 		if r.Status == 200 {
-			s.Fixtures = append(s.Fixtures, postRequest(id))
+			s.Fixtures = append(s.Fixtures, req)
 		} else if code, ok := codes[r.Status]; ok {
-			s.Failures = append(s.Failures, kittest.Failure{Name: r.Path, Request: postRequest(id), Code: code})
+			s.Failures = append(s.Failures, kittest.Failure{Name: r.Path, Request: req, Code: code})
 		}
 	}
-	require.Len(t, s.Fixtures, 4)
-	require.Len(t, s.Failures, 4)
+	thread := postRequest("2078399740166950912")
+	thread.Expand = adapterv1.ExpandThread
+	s.Fixtures = append(s.Fixtures, thread)
+	require.Len(t, s.Fixtures, 6, "four posts, a profile with its timeline, a thread")
+	require.Len(t, s.Failures, 6, "four posts, two profiles")
 	kittest.Run(t, s)
 }

@@ -59,8 +59,13 @@ func gate() *kit.Gate {
 	}
 }
 
+// maxBatchSize is the most posts of a public profile one batch archives
+// (seed 000: 1,000).
+const maxBatchSize = 1000
+
 // Describe says who the adapter is: one public provider, fxtwitter, that
-// fetches posts with their media, author and quoted post.
+// fetches posts with their media, author and quoted post, threads, and
+// profiles with their timelines page by page.
 func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapterv1.DescribeResponse, error) {
 	return &adapterv1.DescribeResponse{
 		AdapterId:      AdapterID,
@@ -76,13 +81,19 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 			Capabilities: []*adapterv1.Capability{
 				adapterv1.Cap1(adapterv1.CapCaptureFetch),
 				adapterv1.Cap1(adapterv1.CapCaptureRelated),
+				// A profile's timeline comes page by page; a profile by
+				// handle answers with its stable id.
+				adapterv1.Cap1(adapterv1.CapCapturePage),
+				adapterv1.Cap1(adapterv1.CapCaptureCanonical),
+				adapterv1.Cap1(adapterv1.CapCaptureThread),
 				adapterv1.Cap1(adapterv1.CapContentText),
 				adapterv1.Cap1(adapterv1.CapEntityGraph),
 				adapterv1.Cap1(adapterv1.CapSourceRaw),
 				adapterv1.Cap1(adapterv1.CapMediaImage),
 				adapterv1.Cap1(adapterv1.CapMediaVideo),
 			},
-			EntityTypes: []string{EntityTypePost, EntityTypeProfile},
+			EntityTypes:  []string{EntityTypePost, EntityTypeProfile},
+			MaxBatchSize: maxBatchSize,
 		}},
 		EntityTypes: []*adapterv1.EntityType{
 			{Name: EntityTypePost, JsonSchema: postSchema},

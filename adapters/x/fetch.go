@@ -39,27 +39,48 @@ const minSnowflakeID = 30_000_000_000
 // snowflakeEpochMS is X's snowflake epoch in Unix milliseconds.
 const snowflakeEpochMS = 1288834974657
 
-// Fetch reads one target. Only posts through the fxtwitter provider are
-// supported; failures are answered in FetchResponse.error.
+// Fetch reads one target through the fxtwitter provider: a post (with
+// expand "thread", its author's thread as related targets) or a profile
+// (with its timeline from page_cursor as related targets, unless expand
+// is "none"). Failures are answered in FetchResponse.error.
 func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
 	if resp, err := kit.CheckFetch(req, "X", ProviderFxTwitter, Platform); resp != nil || err != nil {
 		return resp, err
 	}
 	t := req.GetTarget()
+	expand := req.GetExpand()
 	switch t.GetEntityType() {
 	case EntityTypePost:
+		id, ok := parseID(t.GetExternalId())
+		if !ok {
+			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+				fmt.Sprintf("post id %s is not a valid X post id", kit.Quote(t.GetExternalId()))), nil
+		}
+		switch expand {
+		case "":
+			return a.fetchPost(ctx, id), nil
+		case adapterv1.ExpandNone:
+			out := a.fetchPost(ctx, id)
+			out.RelatedTargets = nil
+			return out, nil
+		case adapterv1.ExpandThread:
+			return a.fetchThread(ctx, id), nil
+		}
 	case EntityTypeProfile:
-		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "archiving X profiles is not supported yet; send a link to a post"), nil
+		ref, ok := parseProfileRef(t.GetExternalId())
+		if !ok {
+			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+				fmt.Sprintf("profile %s is not an X handle or user id", kit.Quote(t.GetExternalId()))), nil
+		}
+		if expand == "" || expand == adapterv1.ExpandNone {
+			return a.fetchProfile(ctx, ref, req), nil
+		}
 	default:
 		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 			fmt.Sprintf("entity type %s is not one the X adapter fetches", kit.Quote(t.GetEntityType()))), nil
 	}
-	id, ok := parseID(t.GetExternalId())
-	if !ok {
-		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("post id %s is not a valid X post id", kit.Quote(t.GetExternalId()))), nil
-	}
-	return a.fetchPost(ctx, id), nil
+	return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+		fmt.Sprintf("expand %s is not something the X adapter does for an %s", kit.Quote(expand), t.GetEntityType())), nil
 }
 
 // fetchPost reads /2/status/{id} and turns it into a FetchResponse.
@@ -83,21 +104,30 @@ func (a *Adapter) fetchPost(ctx context.Context, id string) *adapterv1.FetchResp
 	return out
 }
 
-// decodeStatus reads a 2xx answer of /2/status/{id} and checks that it has
-// what the adapter needs.
-func (a *Adapter) decodeStatus(resp *kit.Response, id string) (*fxStatus, *adapterv1.Error) {
+// decodeJSON reads a 2xx answer of FxTwitter into v, refusing HTML pages
+// and other shapes with a message a person can act on.
+func decodeJSON(resp *kit.Response, v any) *adapterv1.Error {
 	bad := kit.BadResponse
 	trimmed := bytes.TrimSpace(resp.Body)
 	if strings.Contains(strings.ToLower(resp.ContentType), "html") || bytes.HasPrefix(trimmed, []byte("<")) {
-		return nil, bad("FxTwitter answered with an HTML page instead of JSON")
+		return bad("FxTwitter answered with an HTML page instead of JSON")
 	}
-	var r fxStatusResponse
-	if err := json.Unmarshal(trimmed, &r); err != nil {
+	if err := json.Unmarshal(trimmed, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return nil, bad(fmt.Sprintf("FxTwitter's answer has an unexpected shape at %s", typeErr.Field))
+			return bad(fmt.Sprintf("FxTwitter's answer has an unexpected shape at %s", typeErr.Field))
 		}
-		return nil, bad("FxTwitter's answer is not valid JSON")
+		return bad("FxTwitter's answer is not valid JSON")
+	}
+	return nil
+}
+
+// decodeStatus reads a 2xx answer of /2/status/{id} and checks that it has
+// what the adapter needs.
+func (a *Adapter) decodeStatus(resp *kit.Response, id string) (*fxStatus, *adapterv1.Error) {
+	var r fxStatusResponse
+	if e := decodeJSON(resp, &r); e != nil {
+		return nil, e
 	}
 	// FxTwitter repeats the status in the body; trust an error code there
 	// even when the HTTP status said 200.
@@ -106,7 +136,13 @@ func (a *Adapter) decodeStatus(resp *kit.Response, id string) (*fxStatus, *adapt
 			return nil, e
 		}
 	}
-	st := r.Status
+	return checkStatus(r.Status, id)
+}
+
+// checkStatus checks that the post FxTwitter answered for id has what the
+// adapter needs.
+func checkStatus(st *fxStatus, id string) (*fxStatus, *adapterv1.Error) {
+	bad := kit.BadResponse
 	if st == nil {
 		return nil, bad("FxTwitter's answer is missing status")
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzDecode feeds FxTwitter v2 bodies (status answers and profile
-// answers, seeded from the fixtures) to the decoder and the graph builder:
+// answers, seeded from the fixtures) to the decoders and the graph builders:
 // no input may panic, and every post that decodes builds entities of valid
 // JSON.
 func FuzzDecode(f *testing.F) {
@@ -59,6 +59,13 @@ func FuzzDecode(f *testing.F) {
 		}
 		for _, ct := range []string{"application/json", "text/html"} {
 			resp := &kit.Response{StatusCode: 200, ContentType: ct, Body: body}
+			if u, e := a.decodeProfile(resp, profileRef{id: "1"}); e != nil {
+				if e.GetCode() == 0 || e.GetMessage() == "" {
+					t.Fatalf("untyped profile error %v", e)
+				}
+			} else if out, err := buildProfile(u); err == nil && !json.Valid([]byte(out.GetGraph().GetEntities()[0].GetDataJson())) {
+				t.Fatalf("profile data is not JSON")
+			}
 			st, e := a.decodeStatus(resp, id)
 			if e != nil {
 				if e.GetCode() == 0 || e.GetMessage() == "" {

@@ -170,3 +170,31 @@ func shortReason(s string) string {
 	}
 	return s
 }
+
+// fxProfileResponse is the answer of GET /2/profile/{handle}. A suspended
+// account comes back as 404 with reason "suspended".
+type fxProfileResponse struct {
+	Code    int     `json:"code"`
+	Message string  `json:"message"`
+	Reason  string  `json:"reason"`
+	User    *fxUser `json:"user"`
+}
+
+// fxTimelineResponse is the answer of GET /2/profile/{handle}/statuses:
+// one page of posts, newest first, and the cursor of the next (older)
+// page in cursor.bottom.
+type fxTimelineResponse struct {
+	Code    int         `json:"code"`
+	Results []*fxStatus `json:"results"`
+	Cursor  *struct {
+		Bottom *string `json:"bottom"`
+	} `json:"cursor"`
+}
+
+// fxThreadResponse is the answer of GET /2/thread/{id}: the post, as
+// /2/status/{id} gives it, and the author's thread around it in order.
+type fxThreadResponse struct {
+	Code   int         `json:"code"`
+	Status *fxStatus   `json:"status"`
+	Thread []*fxStatus `json:"thread"`
+}

@@ -120,3 +120,60 @@ func displayURLs(resp *adapterv1.FetchResponse) []string {
 	}
 	return out
 }
+
+// TestRealProfileAndThread serves the samples' profile, timeline and
+// thread bodies: @X by handle answers with its stable id and its timeline
+// post; the thread of 991202 names its author's earlier post and skips
+// the deleted one and the post itself; unknown and suspended accounts fail
+// with their reasons.
+func TestRealProfileAndThread(t *testing.T) {
+	t.Parallel()
+	dir, _ := readRealIndex(t)
+	h := newHarness(t, nil)
+	serve := func(path, file string, status int) {
+		body, err := os.ReadFile(filepath.Join(dir, file))
+		require.NoError(t, err)
+		h.fake.SetOverride(path, status, "application/json", body)
+	}
+	serve("/2/profile/x", "2_profile_x.json", 200)
+	serve("/2/profile/X/statuses", "2_profile_x_statuses.json", 200)
+	serve("/2/profile/notfound3842342", "2_profile_notfound3842342.json", 404)
+	serve("/2/profile/testsuspendeduser", "2_profile_testsuspendeduser.json", 404)
+	serve("/2/thread/991202", "2_thread_991202.json", 200)
+
+	resp := fetch(t, h.client, profileRequest("@x", "", 0))
+	require.Nil(t, resp.GetError(), resp.GetError().GetMessage())
+	kittest.CheckGraph(t, h.schemas, resp)
+	require.Equal(t, "783214", resp.GetCanonicalTarget().GetExternalId())
+	require.Equal(t, "X：what's happening?!", resp.GetDisplay().GetSummary())
+	require.Equal(t, "https://pbs.twimg.com/profile_images/1683899100922511378/5lY42eHs.jpg", resp.GetMedia()[0].GetUrl())
+	require.Equal(t, "https://pbs.twimg.com/profile_banners/783214/1690175171", resp.GetMedia()[1].GetUrl())
+	require.Equal(t, []string{"https://x.com/rtwlz/status/2036082537949434164"}, urls(resp))
+	// The fake answers the same page for the cursor too: nothing new and
+	// the same cursor back is the end.
+	var cursors []string
+	for _, r := range h.fake.Requests() {
+		if r.Path == "/2/profile/X/statuses" {
+			q, err := url.ParseQuery(r.RawQuery)
+			require.NoError(t, err)
+			cursors = append(cursors, q.Get("cursor"))
+		}
+	}
+	require.Equal(t, []string{"", "DAAHCgABHEJR3hu___QLAAIAAAATMjAyODI4MTMxMzk2MzQ4MzM5NAgAAwAAAAIAAA"}, cursors)
+	require.Empty(t, resp.GetNextPageCursor())
+
+	resp = fetch(t, h.client, profileRequest("@notfound3842342", "", 0))
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_NOT_FOUND, resp.GetError().GetCode())
+	require.Empty(t, resp.GetError().GetReason())
+	resp = fetch(t, h.client, profileRequest("@testsuspendeduser", "", 0))
+	require.Equal(t, "suspended", resp.GetError().GetReason())
+	require.Equal(t, "X account @testsuspendeduser is suspended", resp.GetError().GetMessage())
+
+	req := postRequest("991202")
+	req.Expand = adapterv1.ExpandThread
+	resp = fetch(t, h.client, req)
+	require.Nil(t, resp.GetError(), resp.GetError().GetMessage())
+	kittest.CheckGraph(t, h.schemas, resp)
+	require.Equal(t, "foc", resp.GetDisplay().GetText())
+	require.Equal(t, []string{"https://x.com/fixturethread", "https://x.com/fixturethread/status/991200"}, urls(resp))
+}

@@ -63,7 +63,7 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 	}
 	handle = strings.ToLower(handle)
 	if len(segs) == 1 || (len(segs) == 2 && profileTab(strings.ToLower(segs[1]))) {
-		return profileTarget(handle, "https://x.com/"+handle)
+		return profileTarget("@"+handle, "https://x.com/"+handle)
 	}
 	if second := strings.ToLower(segs[1]); second == "status" || second == "statuses" {
 		if len(segs) < 3 {
@@ -116,7 +116,7 @@ func resolveI(segs []string) *adapterv1.ResolveResponse {
 			return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
 				fmt.Sprintf("user id %s is not a valid X user id", kit.Quote(segs[2])))
 		}
-		return profileTarget("id:"+id, "https://x.com/i/user/"+id)
+		return profileTarget(id, "https://x.com/i/user/"+id)
 	}
 	return unsupported
 }
@@ -190,7 +190,9 @@ func postTarget(id, canonical string) *adapterv1.ResolveResponse {
 }
 
 // profileTarget: an explicit submit of a profile always reads it again and
-// expands its posts.
+// expands its posts. externalID is "@<handle>" (lowercase), which Fetch
+// answers with the canonical target "<id>", or "<id>" itself: the "@"
+// keeps a handle of digits apart from a user id.
 func profileTarget(externalID, canonical string) *adapterv1.ResolveResponse {
 	return &adapterv1.ResolveResponse{
 		Target: &adapterv1.Target{

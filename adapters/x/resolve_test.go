@@ -68,16 +68,21 @@ func TestResolveProfiles(t *testing.T) {
 	tests := []struct {
 		in, externalID, canonical string
 	}{
-		{"https://x.com/archivist_demo", "archivist_demo", "https://x.com/archivist_demo"},
-		{"https://x.com/Archivist_Demo/", "archivist_demo", "https://x.com/archivist_demo"},
-		{"https://twitter.com/jack?lang=en", "jack", "https://x.com/jack"},
-		{"https://mobile.twitter.com/a", "a", "https://x.com/a"},
-		{"https://x.com/abcdefghij12345", "abcdefghij12345", "https://x.com/abcdefghij12345"},
-		{"https://x.com/archivist_demo/media", "archivist_demo", "https://x.com/archivist_demo"},
-		{"https://x.com/archivist_demo/with_replies", "archivist_demo", "https://x.com/archivist_demo"},
-		{"https://x.com/i/user/1455903129074348039", "id:1455903129074348039", "https://x.com/i/user/1455903129074348039"},
-		{"https://x.com/i/user/1455903129074348039/?s=1", "id:1455903129074348039", "https://x.com/i/user/1455903129074348039"},
-		{"https://www.fixupx.com/i/user/12", "id:12", "https://x.com/i/user/12"},
+		{"https://x.com/archivist_demo", "@archivist_demo", "https://x.com/archivist_demo"},
+		{"https://x.com/Archivist_Demo/", "@archivist_demo", "https://x.com/archivist_demo"},
+		{"https://twitter.com/jack?lang=en", "@jack", "https://x.com/jack"},
+		{"https://mobile.twitter.com/a", "@a", "https://x.com/a"},
+		{"https://mobile.x.com/archivist_demo", "@archivist_demo", "https://x.com/archivist_demo"},
+		{"https://x.com/abcdefghij12345", "@abcdefghij12345", "https://x.com/abcdefghij12345"},
+		{"https://x.com/archivist_demo/media", "@archivist_demo", "https://x.com/archivist_demo"},
+		{"https://x.com/archivist_demo/with_replies", "@archivist_demo", "https://x.com/archivist_demo"},
+		// A handle of digits stays apart from the user id of the same digits.
+		{"https://x.com/12345", "@12345", "https://x.com/12345"},
+		// By id: already the canonical target Fetch answers with.
+		{"https://x.com/i/user/1455903129074348039", "1455903129074348039", "https://x.com/i/user/1455903129074348039"},
+		{"https://x.com/i/user/1455903129074348039/?s=1", "1455903129074348039", "https://x.com/i/user/1455903129074348039"},
+		{"https://twitter.com/i/user/0012", "12", "https://x.com/i/user/12"},
+		{"https://www.fixupx.com/i/user/12", "12", "https://x.com/i/user/12"},
 	}
 	for _, tt := range tests {
 		resp := resolve(tt.in)

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
 
@@ -40,7 +41,9 @@ type Failure struct {
 // complete and its schemas compile, a URL on a host it does not declare is
 // refused with ERROR_CODE_NOT_THIS_ADAPTER, every error is typed (a code,
 // a message, retryable only when trying later can help), and every
-// fixture fetch validates against the declared schemas.
+// fixture fetch validates against the declared schemas, with at most
+// kit.MaxRelatedTargets related targets the adapter itself resolves and
+// the capabilities its pages, canonical targets and threads need.
 func Run(t *testing.T, s Subject) {
 	t.Helper()
 	require.NotEmpty(t, s.Fixtures, "the conformance suite needs at least one fixture fetch")
@@ -154,6 +157,29 @@ func Run(t *testing.T, s Subject) {
 			}
 			require.Contains(t, p.GetVisibilities(), resp.GetVisibility(), name)
 			require.NotEmpty(t, resp.GetDisplay().GetSummary(), name)
+			// Related targets, pages and canonical targets need their
+			// capabilities, and every related URL is one the adapter
+			// resolves itself.
+			require.LessOrEqual(t, len(resp.GetRelatedTargets()), kit.MaxRelatedTargets, name)
+			if len(resp.GetRelatedTargets()) > 0 {
+				require.True(t, hasCapability(p, adapterv1.CapCaptureRelated), "%s: related targets without capture.related", name)
+			}
+			if resp.GetNextPageCursor() != "" {
+				require.True(t, hasCapability(p, adapterv1.CapCapturePage), "%s: a next page without capture.page", name)
+			}
+			if resp.GetCanonicalTarget() != nil {
+				require.True(t, hasCapability(p, adapterv1.CapCaptureCanonical), "%s: a canonical target without capture.canonical", name)
+				require.Equal(t, req.GetTarget().GetPlatform(), resp.GetCanonicalTarget().GetPlatform(), name)
+				require.Equal(t, req.GetTarget().GetEntityType(), resp.GetCanonicalTarget().GetEntityType(), name)
+			}
+			if req.GetExpand() == adapterv1.ExpandThread {
+				require.True(t, hasCapability(p, adapterv1.CapCaptureThread), "%s: a thread without capture.thread", name)
+			}
+			for _, rt := range resp.GetRelatedTargets() {
+				r, err := client.Resolve(context.Background(), &adapterv1.ResolveRequest{Url: rt.GetUrl()})
+				require.NoError(t, err, name)
+				require.Nil(t, r.GetError(), "%s: related target %s: %s", name, rt.GetUrl(), r.GetError().GetMessage())
+			}
 			if hasCapability(p, adapterv1.CapSourceRaw) {
 				require.NotEmpty(t, resp.GetSourceResponses(), "%s: source.raw is declared", name)
 				for _, src := range resp.GetSourceResponses() {

@@ -1048,8 +1048,14 @@ type FetchRequest struct {
 	PageCursor string `protobuf:"bytes,4,opt,name=page_cursor,json=pageCursor,proto3" json:"page_cursor,omitempty"`
 	// page_size is a target number of related items (0: adapter's default).
 	PageSize uint32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// expand asks for more related targets than the target's own: "thread"
-	// = the author's thread around a post. "" = none.
+	// expand chooses the related targets. Empty: the target's default ones
+	// (a post's author, a profile's or channel's posts from page_cursor).
+	// "thread" (capability capture.thread): the posts of the author's
+	// thread around the target post, in thread order, without the post
+	// itself. "none": no related targets, so an automatic capture that
+	// never expands spares the upstream reads (a profile without its
+	// timeline). An adapter answers a value it does not know, or one that
+	// does not fit the target, with ERROR_CODE_UNSUPPORTED.
 	Expand        string `protobuf:"bytes,6,opt,name=expand,proto3" json:"expand,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

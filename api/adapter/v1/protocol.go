@@ -8,10 +8,13 @@ const (
 
 // Capability names of protocol 1.0. Every one is at version 1.0.
 const (
-	CapCaptureFetch      = "capture.fetch"
-	CapCaptureRelated    = "capture.related"
-	CapCapturePage       = "capture.page"
-	CapCaptureCanonical  = "capture.canonical"
+	CapCaptureFetch     = "capture.fetch"
+	CapCaptureRelated   = "capture.related"
+	CapCapturePage      = "capture.page"
+	CapCaptureCanonical = "capture.canonical"
+	// CapCaptureThread: Fetch of a post with FetchRequest.expand "thread"
+	// answers the author's thread around it as related targets.
+	CapCaptureThread     = "capture.thread"
 	CapCredentialPrepare = "credential.prepare"
 	CapConnectionCheck   = "connection.check"
 	CapContentText       = "content.text"
@@ -25,3 +28,14 @@ const (
 func Cap1(name string) *Capability {
 	return &Capability{Name: name, Major: 1, Minor: 0}
 }
+
+// Values of FetchRequest.expand.
+const (
+	// ExpandThread: the related targets are the author's thread around
+	// the target post (capability capture.thread).
+	ExpandThread = "thread"
+	// ExpandNone: the target alone, without related targets, so an
+	// automatic capture that never expands spares the upstream reads
+	// (a profile without its timeline, a channel without its posts).
+	ExpandNone = "none"
+)
