@@ -31,12 +31,12 @@ import (
 // chain under the tenant lock that child creation takes.
 
 // ExpandThread asks for the author's thread around a post.
-const ExpandThread = "thread"
+const ExpandThread = adapterv1.ExpandThread
 
 // expandNone asks an adapter for the target alone: an automatic child
 // never expands, so its capture spares the upstream reads of related
 // targets (a profile's timeline).
-const expandNone = "none"
+const expandNone = adapterv1.ExpandNone
 
 // Page bounds. DefaultPageSize is how many related targets a page holds
 // (the seed's ~100); MaxRelatedPerPage is the most a page may list: an
@@ -51,7 +51,7 @@ const (
 	// capture has ended.
 	relatedWait = 300 * time.Millisecond
 	// capabilityThread is the adapter capability for ExpandThread.
-	capabilityThread = "capture.thread"
+	capabilityThread = adapterv1.CapCaptureThread
 )
 
 // captureSpec is what a capture is asked for besides its collection.

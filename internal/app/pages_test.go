@@ -201,8 +201,8 @@ func TestProfilePageFailingMidwayKeepsProgress(t *testing.T) {
 		ctx := context.Background()
 		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
 		alice := p.tenant(t, "alice", nil)
-		// The third upstream page fails (a 404 is not retried).
-		p.fx.FailTimelinePage(timelineHandle, 2, 404)
+		// The third upstream page fails once.
+		p.fx.FailTimelinePage(timelineHandle, 2, 500)
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL})
 		require.NoError(t, err)
 		first := p.waitSubmission(t, alice, res.SubmissionID)

@@ -12,7 +12,8 @@ import (
 // profile at /2/profile/<handle>, its timeline at
 // /2/profile/<handle>/statuses in upstream pages (cursor "p<k>" is page k;
 // past the end the answer has no results and the same cursor, as the real
-// API's last page), and each post at /2/status/<id>.
+// API's last page), and each post at /2/status/<id>. The profile and its
+// timeline answer by handle and by id:<id> alike.
 type Timeline struct {
 	Handle string
 	// ID is the profile's numeric id.
@@ -47,7 +48,9 @@ func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
 	if err != nil {
 		f.t.Fatalf("testkit: synthetic profile: %v", err)
 	}
+	// FxTwitter answers a profile by handle and by its id: form.
 	f.SetOverride("/2/profile/"+handle, 200, "application/json", body)
+	f.SetOverride("/2/profile/id:"+id, 200, "application/json", body)
 
 	tl := Timeline{Handle: handle, ID: id, ProfileURL: "https://x.com/" + handle}
 	ft := &fxTimeline{perPage: perPage, fail: map[int]int{}}
@@ -69,6 +72,7 @@ func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
 		f.timelines = map[string]*fxTimeline{}
 	}
 	f.timelines["/2/profile/"+handle+"/statuses"] = ft
+	f.timelines["/2/profile/id:"+id+"/statuses"] = ft
 	f.mu.Unlock()
 	return tl
 }
