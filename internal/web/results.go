@@ -435,7 +435,6 @@ func searchMessages() catalog {
 		"results.help.has":       {"with a video (photo, gif, media, quote, poll)", "带视频（photo、gif、media、quote、poll）"},
 		"results.help.after":     {"posted on or after a day (before: too)", "在这一天或之后发布（也可用 before:）"},
 		"results.help.saved":     {"saved more than a week ago", "一周多以前收藏的"},
-		"results.problem":        {"This search cannot be run:", "无法执行这个搜索："},
 		"results.err.search":     {"This search cannot be run: %s", "无法执行这个搜索：%s"},
 		"results.next":           {"More results →", "更多结果 →"},
 		"results.first":          {"← First results", "← 第一页结果"},
