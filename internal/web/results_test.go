@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -11,9 +13,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/demo"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
@@ -200,4 +205,38 @@ func TestSavedSearchesRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, list)
 	})
+}
+
+// More results than a page: a link to the next page by cursor, and back
+// to the first.
+func TestSearchPages(t *testing.T) {
+	t.Parallel()
+	c := testcore.New(t, testcore.Options{NoAdapters: true})
+	s := newSite(t, c, "alice", nil)
+	var posts []app.ImportCollection
+	for i := range 30 {
+		id := fmt.Sprintf("21000000000000000%02d", i)
+		saved := time.Date(2026, 3, 1, 9, i, 0, 0, time.UTC)
+		text := fmt.Sprintf("tide log %d", i)
+		posts = append(posts, app.ImportCollection{
+			ID: uuid.Must(uuid.NewV7()), Platform: "x", EntityType: "x.post", ExternalID: id,
+			SourceURL: "https://x.com/tide_log/status/" + id, Visibility: "private", SavedAt: saved, Label: id,
+			Revisions: []app.ImportRevision{{CapturedAt: saved, Text: text, AuthorName: "Tide Log", Graph: app.ImportGraph{Root: "post:1",
+				Entities: []app.ImportEntity{{Key: "post:1", Type: "x.post", ExternalID: id, Data: json.RawMessage(`{"id":"` + id + `","text":"` + text + `"}`)}}}}},
+		})
+	}
+	_, err := c.App.ImportCollections(context.Background(), s.tenant, posts, app.ImportOptions{})
+	require.NoError(t, err)
+
+	first := s.get("/search?q=tide&sort=relevance")
+	require.Equal(t, http.StatusOK, first.Status)
+	require.Equal(t, 24, strings.Count(first.Body, `<li class="card`))
+	require.Contains(t, first.Body, "24 results on this page")
+	next := regexp.MustCompile(`<a rel="next" href="([^"]+)"`).FindStringSubmatch(first.Body)
+	require.NotNil(t, next)
+	second := s.get(html.UnescapeString(next[1]))
+	require.Equal(t, http.StatusOK, second.Status)
+	require.Equal(t, 6, strings.Count(second.Body, `<li class="card`))
+	require.NotContains(t, second.Body, `rel="next"`)
+	require.Contains(t, second.Body, `<a href="/search?q=tide&amp;sort=relevance">← First results</a>`)
 }
