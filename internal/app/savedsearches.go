@@ -78,6 +78,10 @@ func (a *App) SaveSearch(ctx context.Context, tenantID uuid.UUID, name, q string
 	ctx = store.WithTenant(ctx, tenantID)
 	var saved store.SavedSearch
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		// Two saves at once take turns, so neither passes the limit.
+		if err := tx.TenantLock(ctx, tenantID); err != nil {
+			return err
+		}
 		n, err := tx.SavedSearchCount(ctx, tenantID)
 		if err != nil {
 			return err
