@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
@@ -143,7 +145,8 @@ func TestSiteSearchAgreesWithTheArchive(t *testing.T) {
 			title[c.ExternalID] = c.Author.Name + " · " + day.UTC().Format("2006-01-02")
 		}
 
-		bctx := browser(t, chromium(t))
+		exe := chromium(t)
+		bctx := browser(t, exe)
 		for _, m := range tab.Matches {
 			got := searchSite(t, bctx, site, m.Q)
 			require.False(t, got.Invalid, m.Q)
@@ -181,7 +184,91 @@ func TestSiteSearchAgreesWithTheArchive(t *testing.T) {
 			require.Contains(t, got.Status, "filters need the archive itself and do not work in this site's search", u.Q)
 		}
 		require.Equal(t, "Type words to find posts.", searchSite(t, bctx, site, "   ").Status)
+
+		// Queries made at random from pieces of the language: the site
+		// refuses what the archive refuses, at the same character, and
+		// finds what it finds.
+		bctx = browser(t, exe) // a browser of its own: the time limit is per browser
+		rng := rand.New(rand.NewPCG(16, 2026))
+		seen := map[string]int{}
+		for range 150 {
+			q := randomQuery(rng)
+			var want []string
+			_, perr := app.ParseQuery(q, time.Now())
+			if perr == nil {
+				cursor := ""
+				for {
+					page, err := in.App.Search(ctx, alice, q, 100, cursor, "")
+					require.NoError(t, err, q)
+					for _, it := range page.Items {
+						want = append(want, it.ExternalID)
+					}
+					if cursor = page.NextCursor; cursor == "" {
+						break
+					}
+				}
+			}
+			got := searchSite(t, bctx, site, q)
+			var qe *app.QueryError
+			switch {
+			case errors.As(perr, &qe):
+				seen["refused"]++
+				require.True(t, got.Invalid, "%q: the archive refuses it (%v), the site says %q", q, perr, got.Status)
+				require.True(t, strings.HasPrefix(got.Status, "At character "+strconv.Itoa(qe.Pos+1)+": "), "%q: %v; the site: %s", q, perr, got.Status)
+			case strings.Contains(got.Status, "do not work in this site's search"):
+				seen["declined"]++
+				lower := strings.ToLower(q)
+				require.True(t, strings.Contains(lower, "is:") || strings.Contains(lower, "saved:"), "%q: %s", q, got.Status)
+			case got.Status == "Type words to find posts.":
+				require.Len(t, want, len(res.Entries), "%q: the site saw an empty query", q)
+			default:
+				seen["answered"]++
+				if len(want) > 0 {
+					seen["found"]++
+				}
+				require.NoError(t, perr, q)
+				require.False(t, got.Invalid, "%q: %s", q, got.Status)
+				var ids []string
+				for _, h := range got.Hrefs {
+					id, err := uuid.Parse(strings.TrimSuffix(strings.TrimPrefix(h, "../c/"), "/index.html"))
+					require.NoError(t, err, h)
+					ids = append(ids, external[id])
+				}
+				require.ElementsMatch(t, want, ids, "%q", q)
+			}
+		}
+		t.Logf("random queries: %v", seen)
+		for _, k := range []string{"refused", "declined", "answered", "found"} {
+			require.GreaterOrEqual(t, seen[k], 5, "%s: %v", k, seen)
+		}
 	})
+}
+
+// queryPieces are what randomQuery joins: words (CJK too), phrases,
+// groups, negation, OR and filters; badPieces make most queries they are
+// in wrong somewhere. saved: ends with a space: the site declines it
+// without reading its value.
+var (
+	queryPieces = []string{"tide", "harbour", "FOG", "storm", "潮", "满潮", "plan", `"fog over"`, "“storm plan”", "(", ")", "(", "-", "-",
+		"OR", "OR", "from:monitor_demo", "from:@MONITOR_DEMO_TIDES", "#harbour", "#潮汐", "tag:tides", "has:photo", "has:video",
+		"platform:telegram", "kind:post", "kind:channel", "after:2026-11-05", "before:2026-11-10", "is:public", "is:sensitive ",
+		"saved:>7d ", "a:b", ":x", "!", "@"}
+	badPieces = []string{`"`, "”", ")", "from:", "#", "has:", "has:sound", "after:2026-02-30", "before:11-10", "#tag!", "--"}
+)
+
+func randomQuery(rng *rand.Rand) string {
+	var b strings.Builder
+	for n := 1 + rng.IntN(6); n > 0; n-- {
+		if rng.IntN(8) == 0 {
+			b.WriteString(badPieces[rng.IntN(len(badPieces))])
+		} else {
+			b.WriteString(queryPieces[rng.IntN(len(queryPieces))])
+		}
+		if rng.IntN(3) > 0 {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // A site in Chinese explains a bad query in Chinese.
