@@ -30,8 +30,8 @@ func buildMessages() catalog {
 		"build.search.many":      {"{n} posts", "{n} 条帖子"},
 		"build.search.failed":    {"The search index could not be loaded.", "无法加载搜索索引。"},
 		"build.search.post":      {"Post", "帖子"},
-		"build.search.hint": {`Words, "a phrase", -word to leave out, a OR b, ( ), from:handle, #tag, has:photo|video|gif|media|quote|poll, platform:x|telegram, kind:post|profile|channel, after:2026-11-01, before:2026-12-01`,
-			`词语、"短语"、-词 表示排除、a OR b、( )、from:用户名、#标签、has:photo|video|gif|media|quote|poll、platform:x|telegram、kind:post|profile|channel、after:2026-11-01、before:2026-12-01`},
+		"build.search.hint": {`Words, "a phrase", -leave out, a OR b, ( ), from:handle, #tag, has:photo|video|quote|poll, platform:x, kind:post, after:2026-11-01, before:…`,
+			`词语、"短语"、-排除、a OR b、( )、from:用户名、#标签、has:photo|video|quote|poll、platform:x、kind:post、after:2026-11-01、before:…`},
 		// A query search.js cannot run: where, and why. {n} is the
 		// character (from 1), {v}, {f}, {m} and {q} values search.js fills
 		// in; the rules are those of internal/app/query.go.
