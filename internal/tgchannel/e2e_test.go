@@ -39,6 +39,7 @@ var (
 type world struct {
 	t    *testing.T
 	core *testcore.Running
+	fx   *testkit.FxTwitter
 	bot  *testkit.BotAPI
 	api  *channelapi.Client
 	runs atomic.Int32
@@ -55,7 +56,7 @@ func newWorld(t *testing.T) *world {
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(hc.CloseIdleConnections)
-	return &world{t: t, core: core, bot: testkit.NewBotAPI(t),
+	return &world{t: t, core: core, fx: fx, bot: testkit.NewBotAPI(t),
 		api: channelapi.NewClient("http://"+core.ChannelAddr(), secret, hc)}
 }
 

@@ -162,12 +162,17 @@ func buildSearch(l locale, q string, items []channelapi.SearchItem, page int, mo
 		if isWebURL(it.SourceURL) {
 			ents = append(ents, models.MessageEntity{Type: models.MessageEntityTypeTextLink, Offset: units, Length: utf16Len(s), URL: it.SourceURL})
 		}
+		plain, bold := highlight(it.Snippet, snippetRunes)
+		if at, ok := within(s, plain); ok {
+			// A short post's snippet is its summary again: the matches are
+			// marked in the summary instead of a second line.
+			bold = shiftRanges(bold, at)
+			plain = ""
+			ents = append(ents, boldEntities(s, bold, units)...)
+		}
 		write(s + "\n")
-		if plain, bold := highlight(it.Snippet, snippetRunes); plain != "" {
-			for _, r := range bold {
-				ents = append(ents, models.MessageEntity{Type: models.MessageEntityTypeBold,
-					Offset: units + utf16Len(plain[:r[0]]), Length: utf16Len(plain[r[0]:r[1]])})
-			}
+		if plain != "" {
+			ents = append(ents, boldEntities(plain, bold, units)...)
 			write(plain + "\n")
 		}
 		row := []kbButton{{Text: l.t("list.view", n), CallbackData: callbackData(btnView, it.ID)}}
@@ -194,6 +199,37 @@ func buildSearch(l locale, q string, items []channelapi.SearchItem, page int, mo
 		m.kb = kb
 	}
 	return m
+}
+
+// boldEntities mark the byte ranges of text, which starts at units.
+func boldEntities(text string, ranges [][2]int, units int) []models.MessageEntity {
+	var out []models.MessageEntity
+	for _, r := range ranges {
+		out = append(out, models.MessageEntity{Type: models.MessageEntityTypeBold,
+			Offset: units + utf16Len(text[:r[0]]), Length: utf16Len(text[r[0]:r[1]])})
+	}
+	return out
+}
+
+// within finds the snippet plain (its ellipses aside) in the summary s,
+// and says how far to shift plain's ranges to land on it there.
+func within(s, plain string) (shift int, ok bool) {
+	core := strings.TrimPrefix(plain, "…")
+	lead := len(plain) - len(core)
+	core = strings.TrimSuffix(core, "…")
+	if core == "" {
+		return 0, false
+	}
+	i := strings.Index(s, core)
+	return i - lead, i >= 0
+}
+
+func shiftRanges(rs [][2]int, by int) [][2]int {
+	out := make([][2]int, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, [2]int{r[0] + by, r[1] + by})
+	}
+	return out
 }
 
 // highlight takes the «»-marked snippet core sends apart into its plain

@@ -70,6 +70,15 @@ func TestRenderSearchPageReadsItsQueryBack(t *testing.T) {
 	require.Empty(t, entityText(first, models.MessageEntityTypeBold))
 }
 
+func TestRenderSearchMarksAShortPostInItsSummary(t *testing.T) {
+	t.Parallel()
+	items := []channelapi.SearchItem{{Item: channelapi.Item{ID: uuid.New(), Summary: "Ada：the high 🌊 tide [photo]"},
+		Snippet: "the high 🌊 «tide»"}}
+	m := renderSearch(langEN, "tide", items, 1, false)
+	require.Equal(t, "🔎 Search: tide — page 1\n\n1. Ada：the high 🌊 tide [photo]", m.text, "no second line repeating the post")
+	require.Equal(t, []string{"tide"}, entityText(m, models.MessageEntityTypeBold))
+}
+
 func TestRenderSearchWithoutResults(t *testing.T) {
 	t.Parallel()
 	m := renderSearch(langEN, "nothing", nil, 1, false)
