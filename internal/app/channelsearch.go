@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/store"
 )
 
 // ChannelMaxSearchPage is the deepest page ChannelSearch reads: a page is
@@ -24,16 +26,19 @@ type ChannelSearchPage struct {
 }
 
 // ChannelSearch reads page (from 1) of limit (1 to 20, 0 = 10) results of
-// Search for the work item's tenant, summaries in the item's language. A
-// bad query is Search's *QueryError.
+// Search for the work item's tenant, newest save first, summaries in the
+// item's language. A bad query is Search's *QueryError.
 //
 // Pages are numbered, not chained by cursors: a channel's page button then
 // needs to carry only the page number (Telegram's button data holds 64
-// bytes, a search cursor alone more), and it works however old it is. The
-// price is that page n reads past the n-1 before it, bounded by
-// ChannelMaxSearchPage; and like any numbered paging, a page moves when
-// posts are saved meanwhile.
-func (a *App) ChannelSearch(ctx context.Context, id uuid.UUID, owner, q string, page, limit int) (ChannelSearchPage, error) {
+// bytes, a search cursor alone more), and it works however old it is.
+// Page n is found by reading past the n-1 before it, bounded by
+// ChannelMaxSearchPage, unless after names the last result of the page
+// before (a "next" button can carry that id): the page then starts right
+// after that collection's place, which costs one read however deep. An
+// after the tenant no longer saved falls back to counting. Like any
+// numbered paging, a page moves when posts are saved meanwhile.
+func (a *App) ChannelSearch(ctx context.Context, id uuid.UUID, owner, q string, page int, after *uuid.UUID, limit int) (ChannelSearchPage, error) {
 	j, err := a.ownedJob(ctx, id, owner)
 	if err != nil {
 		return ChannelSearchPage{}, err
@@ -47,8 +52,11 @@ func (a *App) ChannelSearch(ctx context.Context, id uuid.UUID, owner, q string, 
 	if page < 1 || page > ChannelMaxSearchPage {
 		return ChannelSearchPage{}, badRequest("page must be from 1 to %d; narrow the query to see what lies further", ChannelMaxSearchPage)
 	}
-	cursor := ""
-	for skip := (page - 1) * limit; skip > 0; {
+	cursor, found, err := a.searchCursorAfter(j, after)
+	if err != nil {
+		return ChannelSearchPage{}, err
+	}
+	for skip := (page - 1) * limit; !found && skip > 0; {
 		n := min(skip, searchSkipChunk)
 		p, err := a.Search(j.ctx, j.tenantID, q, n, cursor, SearchSortNewest)
 		if err != nil {
@@ -68,4 +76,21 @@ func (a *App) ChannelSearch(ctx context.Context, id uuid.UUID, owner, q string, 
 		p.Items[i].Summary = RenderSummary(p.Items[i].Summary, j.lang)
 	}
 	return ChannelSearchPage{Items: p.Items, More: p.NextCursor != ""}, nil
+}
+
+// searchCursorAfter is the cursor of a newest-first search that resumes
+// after the tenant's saved collection after (its place: when it was
+// saved, and its id); found is false for none or one no longer saved.
+func (a *App) searchCursorAfter(j *channelJob, after *uuid.UUID) (cursor string, found bool, err error) {
+	if after == nil || *after == uuid.Nil {
+		return "", false, nil
+	}
+	sc, err := a.store.SavedCollectionGet(j.ctx, j.tenantID, *after)
+	if isNotFound(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return encodeSearchCursor(SearchSortNewest, store.SearchRow{SavedCollection: sc}), true, nil
 }

@@ -369,8 +369,12 @@ type ListReply struct {
 type SearchRequest struct {
 	Owner string `json:"owner"`
 	Query string `json:"query"`
-	Page  int    `json:"page"`  // 1..MaxSearchPage
-	Limit int    `json:"limit"` // 1..20
+	Page  int    `json:"page"` // 1..MaxSearchPage
+	// After, when set, is the last result of the page before: core then
+	// starts the page right after it instead of reading past every earlier
+	// page (a result no longer saved falls back to counting pages).
+	After *uuid.UUID `json:"after,omitempty"`
+	Limit int        `json:"limit"` // 1..20
 }
 
 // MaxSearchPage is the deepest page SearchRequest reads.

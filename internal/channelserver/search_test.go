@@ -59,6 +59,15 @@ func TestSearchPagesByNumberAndExplainsBadQueries(t *testing.T) {
 			}
 		}
 		require.Equal(t, []uuid.UUID{video, photos}, got)
+		// Resuming after the last result of page 1 is page 2, and so is
+		// counting when that result is no longer saved.
+		for _, after := range []uuid.UUID{video, uuid.New()} {
+			r, err := c.api.Search(ctx, w.ID, channelapi.SearchRequest{Owner: owner, Query: "from:archivist_demo", Page: 2, After: &after, Limit: 1})
+			require.NoError(t, err)
+			require.Len(t, r.Items, 1)
+			require.Equal(t, photos, r.Items[0].ID)
+			require.False(t, r.More)
+		}
 
 		// A query it cannot read: where and why, in both languages.
 		_, err = c.api.Search(ctx, w.ID, channelapi.SearchRequest{Owner: owner, Query: `tide "moon`, Page: 1, Limit: 10})

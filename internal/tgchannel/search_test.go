@@ -49,7 +49,8 @@ func TestRenderSearchPageReadsItsQueryBack(t *testing.T) {
 	t.Parallel()
 	// A query with an emoji (two UTF-16 units), CJK and quotes.
 	q := `"涨潮 🌊" -moon from:ada`
-	m := renderSearch(langEN, q, searchItems(3, "…the «tide» & the «Tide» <b>"), 2, true)
+	items := searchItems(3, "…the «tide» & the «Tide» <b>")
+	m := renderSearch(langEN, q, items, 2, true)
 	require.True(t, strings.HasPrefix(m.text, "🔎 Search: "+q+" — page 2\n\n11. Ada：post 1 [photo]\n…the tide & the Tide <b>\n\n12. "), m.text)
 	got, ok := searchQueryOf(m.text, wire(m))
 	require.True(t, ok)
@@ -61,7 +62,8 @@ func TestRenderSearchPageReadsItsQueryBack(t *testing.T) {
 	require.Len(t, rows, 4)
 	require.Equal(t, "👁 View 11", rows[0][0].Text)
 	require.Equal(t, "🔗 Original 11", rows[0][1].Text)
-	require.Equal(t, []kbButton{{Text: "‹ Previous", CallbackData: "f:1"}, {Text: "Next ›", CallbackData: "f:3"}}, rows[3])
+	require.Equal(t, []kbButton{{Text: "‹ Previous", CallbackData: "f:1"}, {Text: "Next ›", CallbackData: "f:3:" + items[2].ID.String()}}, rows[3])
+	require.LessOrEqual(t, len(searchPageData(channelapi.MaxSearchPage, &items[2].ID)), 64, "within Telegram's callback data")
 
 	// The first page has no way back, the last no way on.
 	first := renderSearch(langZH, q, searchItems(1, ""), 1, false)
@@ -156,7 +158,15 @@ func TestSearchButtons(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, btnSearch, b.prefix)
 	require.Equal(t, "2", arg)
-	for _, bad := range []string{"f:0", "f:-1", "f:02", "f:x", "f:", fmt.Sprintf("f:%d", channelapi.MaxSearchPage+1)} {
+	id := uuid.New()
+	_, arg, err = r.parseCallback("f:3:" + id.String())
+	require.NoError(t, err)
+	page, after, err := parseSearchPage(arg)
+	require.NoError(t, err)
+	require.Equal(t, 3, page)
+	require.Equal(t, id, *after)
+	for _, bad := range []string{"f:0", "f:-1", "f:02", "f:x", "f:", "f:2:", "f:2:nope", "f:2:" + id.String()[:35],
+		fmt.Sprintf("f:%d", channelapi.MaxSearchPage+1)} {
 		_, _, err := r.parseCallback(bad)
 		require.Error(t, err, bad)
 	}
