@@ -394,7 +394,13 @@ func (j *job) btnPage(ctx context.Context, arg string) error {
 // sends m anew when that message is gone, and answers the press.
 func (j *job) turnPage(ctx context.Context, m outMessage) error {
 	u := j.w.Update
-	err := j.ch.editText(ctx, u.ChatID, u.MessageID, m)
+	edit := m
+	if edit.kb == nil {
+		// An edit without a keyboard keeps the old one: a page without
+		// buttons (nothing left to show) takes the old page's away.
+		edit.kb = &keyboard{InlineKeyboard: [][]kbButton{}}
+	}
+	err := j.ch.editText(ctx, u.ChatID, u.MessageID, edit)
 	if isMessageGone(err) {
 		if err := j.answerOnce(ctx, "", false); err != nil {
 			return err

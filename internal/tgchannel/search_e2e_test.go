@@ -167,6 +167,20 @@ func TestSearchFindsPagesAndExplains(t *testing.T) {
 	usage := w.searchAnswer(alice.ID, "🔎 Usage: /search QUERY")
 	require.Contains(t, usage.Text, `/search "high tide"`)
 
+	// Once Alice deleted the post, her old results say so, without the
+	// buttons of what is gone.
+	view, ok := found.Button("👁 View 1")
+	require.True(t, ok)
+	id := strings.TrimPrefix(view.CallbackData, "v:")
+	w.bot.PushPrivateMessage(alice, "/delete "+id)
+	w.searchAnswer(alice.ID, "🗑 Removed "+id)
+	_, cb = w.bot.PushCallback(alice.ID, alice, found.Result[0], "f:1")
+	gone := w.waitCall("the emptied page", func(c testkit.BotCall) bool {
+		return c.Method == "editMessageText" && c.MessageID == found.Result[0] && c.OK()
+	})
+	require.Equal(t, "🔎 Search: harbour fog — page 1\n\nNothing you saved matches. Try fewer or shorter words, or send /search alone to see how to write a query.", gone.Text)
+	require.Empty(t, gone.Buttons, "the old page's buttons are taken away")
+
 	// ming, whose Telegram speaks Chinese.
 	w.bot.PushPrivateMessage(ming, "/search")
 	zusage := w.searchAnswer(ming.ID, "🔎 用法：/search 查询")
