@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -54,10 +55,10 @@ func newImportCmd(d *deps) *cobra.Command {
 }
 
 func newExportCapsuleCmd(d *deps) *cobra.Command {
-	var tenant, out string
+	var tenant, out, query string
 	var includePrivate, zip, history bool
 	cmd := &cobra.Command{
-		Use:   "capsule --tenant NAME [-o DIR] [--include-private] [--zip] [--history]",
+		Use:   "capsule --tenant NAME [-o DIR] [--include-private] [--zip] [--history] [--query Q]",
 		Short: "Write a tenant's collections as a capsule folder or zip",
 		Long: `Write a tenant's collections as a capsule: monitor.yaml, one Markdown file
 with YAML frontmatter per collection, and the media files named by SHA-256.
@@ -66,11 +67,24 @@ The format is described in docs/capsule.md.
 The capsule is staged beside the output and moved into place only when every
 file was written; an output that exists must be an empty folder. Private
 collections are left out unless --include-private is given. No credentials,
-tokens, emails or operator settings are ever written.`,
+tokens, emails or operator settings are ever written.
+
+--query exports only the collections a search finds, in the search language
+of the web library and GET /v1/search: words, "phrases", -exclusions, OR,
+( ) groups, from:, platform:, kind:, has:, is:, #tag, after:, before: and
+saved:>7d. It combines with the other flags (--include-private still decides
+about private collections). A bad query stops the export before anything is
+written, naming the character where it went wrong; so does a query that
+leaves nothing to export: no empty capsule is written.`,
 		Example: `  monitor export capsule --tenant alice -o alice-capsule
-  monitor export capsule --tenant alice --zip -o alice.zip --history`,
+  monitor export capsule --tenant alice --zip -o alice.zip --history
+  monitor export capsule --tenant alice -o harbour --query '#harbour OR "storm plan" -has:video'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A bad query is refused before the archive is even opened.
+			if _, err := app.ParseQuery(query, time.Now()); err != nil {
+				return fmt.Errorf("--query: %w", err)
+			}
 			if out == "" {
 				out = "capsule"
 				if zip {
@@ -85,7 +99,7 @@ tokens, emails or operator settings are ever written.`,
 				bar := d.progress("exporting")
 				v, _ := buildVersion()
 				res, err := export.Export(cmd.Context(), a, export.Options{
-					TenantID: t.ID, TenantName: t.Name, Out: out, Zip: zip, IncludePrivate: includePrivate, History: history,
+					TenantID: t.ID, TenantName: t.Name, Out: out, Zip: zip, IncludePrivate: includePrivate, History: history, Query: query,
 					Generator: "monitor " + v, Progress: bar.update,
 				})
 				bar.finish()
@@ -112,6 +126,7 @@ tokens, emails or operator settings are ever written.`,
 	cmd.Flags().BoolVar(&includePrivate, "include-private", false, "also export private collections")
 	cmd.Flags().BoolVar(&zip, "zip", false, "write one zip file instead of a folder")
 	cmd.Flags().BoolVar(&history, "history", false, "also export every earlier version of each collection")
+	cmd.Flags().StringVar(&query, "query", "", `export only the collections this search matches, e.g. '#harbour -has:video'`)
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }

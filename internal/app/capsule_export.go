@@ -23,6 +23,10 @@ type ExportOptions struct {
 	IncludePrivate bool
 	// History also reads every earlier revision.
 	History bool
+	// Query, when not empty, reads only the collections it matches (the
+	// search language of ParseQuery, as App.Search reads it); a bad query
+	// is its *QueryError and nothing is read.
+	Query string
 }
 
 // ExportedCollection is one saved collection as an export sees it.
@@ -61,10 +65,17 @@ func (a *App) CountCollections(ctx context.Context, tenantID uuid.UUID) (int, er
 // ExportCollections calls fn for every collection the tenant saved that has
 // content, newest save first. Private collections are left out unless
 // asked for; skipped counts the collections left out (private, or with no
-// completed capture yet). fn may take its time: no transaction is open
-// while it runs.
+// completed capture yet). With opts.Query, collections it does not match
+// are not read and not counted as skipped. fn may take its time: no
+// transaction is open while it runs.
 func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts ExportOptions, fn func(ExportedCollection) error) (skipped int, err error) {
 	ctx = store.WithTenant(ctx, tenantID)
+	var match map[uuid.UUID]bool
+	if opts.Query != "" {
+		if match, err = a.queryMatches(ctx, tenantID, opts.Query); err != nil {
+			return 0, err
+		}
+	}
 	var after *store.SavedCursor
 	for {
 		rows, err := a.store.SavedCollectionList(ctx, tenantID, after, exportPage)
@@ -72,6 +83,9 @@ func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts Ex
 			return skipped, err
 		}
 		for _, sc := range rows {
+			if match != nil && !match[sc.ID] {
+				continue
+			}
 			if sc.CurrentRevisionID == nil || (sc.Visibility == store.Private && !opts.IncludePrivate) {
 				skipped++
 				continue
@@ -148,4 +162,33 @@ func (a *App) exportedRevision(ctx context.Context, r store.Revision) (ExportedR
 	er := ExportedRevision{RevisionView: rv, MediaSources: make([]string, len(rv.Media))}
 	copy(er.MediaSources, sources)
 	return er, nil
+}
+
+// queryMatches is the set of the tenant's saved collections that the
+// query q matches, read through the search index a page at a time.
+func (a *App) queryMatches(ctx context.Context, tenantID uuid.UUID, q string) (map[uuid.UUID]bool, error) {
+	query, err := ParseQuery(q, a.now())
+	if err != nil {
+		return nil, err
+	}
+	sq := store.SearchQuery{Limit: exportPage}
+	if query.Root != nil {
+		e := searchExpr(query.Root)
+		sq.Where = &e
+	}
+	out := map[uuid.UUID]bool{}
+	for {
+		rows, err := a.store.Search(ctx, tenantID, sq)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.ID] = true
+		}
+		if len(rows) < exportPage {
+			return out, nil
+		}
+		last := rows[len(rows)-1]
+		sq.After = &store.SearchCursor{Score: last.Score, SavedAt: last.SavedAt, CollectionID: last.ID}
+	}
 }

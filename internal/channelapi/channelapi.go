@@ -65,6 +65,7 @@ const (
 	PathMessages  = "/channel/v1/work/{id}/messages"       // POST MessagesRequest → Empty
 	PathCapture   = "/channel/v1/work/{id}/capture"        // POST CaptureRequest → CaptureReply
 	PathList      = "/channel/v1/work/{id}/list"           // POST ListRequest → ListReply
+	PathSearch    = "/channel/v1/work/{id}/search"         // POST SearchRequest → SearchReply
 	PathGet       = "/channel/v1/work/{id}/get"            // POST ItemRequest → Item
 	PathDelete    = "/channel/v1/work/{id}/delete"         // POST ItemRequest → DeleteReply
 	PathSave      = "/channel/v1/work/{id}/save"           // POST ItemRequest → SaveReply
@@ -123,6 +124,22 @@ type Error struct {
 	Code              string `json:"code"`
 	Message           string `json:"message"`
 	RetryAfterSeconds int    `json:"retry_after_seconds,omitempty"`
+	// Query says where a search query is wrong (CodeInvalid answers to
+	// PathSearch only).
+	Query *QueryProblem `json:"query,omitempty"`
+}
+
+// QueryProblem is what is wrong with a search query, in English and in
+// Simplified Chinese, for the channel to show in the person's language.
+type QueryProblem struct {
+	// Position is the 0-based offset, in characters (Unicode code points),
+	// of the problem in the query as sent; it may equal the query's length
+	// (something missing at its end).
+	Position   int    `json:"position"`
+	Message    string `json:"message"`
+	Expected   string `json:"expected"`
+	MessageZH  string `json:"message_zh"`
+	ExpectedZH string `json:"expected_zh"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -170,7 +187,10 @@ type Update struct {
 	// MessageID is the user's message (message) or the bot's message whose
 	// button was pressed (callback).
 	MessageID int64 `json:"message_id"`
-	// Text is the message's text or media caption.
+	// Text is the message's text or media caption; for a callback, the
+	// text of the bot's message whose button was pressed, when the
+	// platform still sends it (a channel may keep a button's state there,
+	// as /search keeps its query).
 	Text     string   `json:"text,omitempty"`
 	Entities []Entity `json:"entities,omitempty"`
 	// ReplyToMessageID is the message the user's message replies to (0 = none).
@@ -339,6 +359,46 @@ type ListReply struct {
 	// More says a next page exists; its After is the last item's id.
 	More bool `json:"more"`
 }
+
+// SearchRequest finds the tenant's saved collections that match Query
+// (Monitor's search language: words, "phrases", -exclusions, OR, ( ),
+// from:, has:, #tag, after:, …), newest save first. Pages are counted
+// from 1 and hold Limit items each, so that a channel can keep no more
+// than the query and the page number (page buttons); a bad query is a
+// CodeInvalid Error with Query set.
+type SearchRequest struct {
+	Owner string `json:"owner"`
+	Query string `json:"query"`
+	Page  int    `json:"page"` // 1..MaxSearchPage
+	// After, when set, is the last result of the page before: core then
+	// starts the page right after it instead of reading past every earlier
+	// page (a result no longer saved falls back to counting pages).
+	After *uuid.UUID `json:"after,omitempty"`
+	Limit int        `json:"limit"` // 1..20
+}
+
+// MaxSearchPage is the deepest page SearchRequest reads.
+const MaxSearchPage = 50
+
+// SearchReply is one page of results.
+type SearchReply struct {
+	Items []SearchItem `json:"items"`
+	// More says a next page exists.
+	More bool `json:"more"`
+}
+
+// SearchItem is a result: the item as a list shows it plus the part of
+// its text that matched, each match between « and ».
+type SearchItem struct {
+	Item
+	Snippet string `json:"snippet"`
+}
+
+// Snippet markers around each match in a SearchItem's Snippet.
+const (
+	SnippetOpen  = "«"
+	SnippetClose = "»"
+)
 
 // ItemRequest names a collection by id or by an unambiguous prefix of at
 // least 8 hex digits of its id.

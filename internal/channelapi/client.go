@@ -150,6 +150,13 @@ func (c *Client) List(ctx context.Context, id uuid.UUID, req ListRequest) (ListR
 	return r, c.call(ctx, workPath(PathList, id), req, &r)
 }
 
+// Search reads a page of the tenant's saved collections that match a
+// query.
+func (c *Client) Search(ctx context.Context, id uuid.UUID, req SearchRequest) (SearchReply, error) {
+	var r SearchReply
+	return r, c.call(ctx, workPath(PathSearch, id), req, &r)
+}
+
 // Get reads one saved collection.
 func (c *Client) Get(ctx context.Context, id uuid.UUID, req ItemRequest) (Item, error) {
 	var r Item

@@ -92,6 +92,21 @@ func listReply(p app.ChannelPage) channelapi.ListReply {
 	return r
 }
 
+// searchReply is one page of results; none is an empty list, never null.
+func searchReply(p app.ChannelSearchPage) channelapi.SearchReply {
+	r := channelapi.SearchReply{Items: make([]channelapi.SearchItem, 0, len(p.Items)), More: p.More}
+	for _, v := range p.Items {
+		r.Items = append(r.Items, channelapi.SearchItem{Item: itemOf(v.CollectionView), Snippet: v.Snippet})
+	}
+	return r
+}
+
+// queryProblem is where and why a search query is wrong, in both
+// languages.
+func queryProblem(e *app.QueryError) *channelapi.QueryProblem {
+	return &channelapi.QueryProblem{Position: e.Pos, Message: e.Msg, Expected: e.Expected, MessageZH: e.MsgZH, ExpectedZH: e.ExpectedZH}
+}
+
 // itemOf is a saved collection as a channel shows it.
 func itemOf(v app.CollectionView) channelapi.Item {
 	return channelapi.Item{ID: v.ID, SourceURL: v.SourceURL, Platform: v.Platform, Visibility: v.Visibility,

@@ -24,6 +24,7 @@ func wireError(err error) error {
 		quota *app.QuotaError
 		limit *app.LimitError
 		aerr  *adapterapi.Error
+		query *app.QueryError
 	)
 	switch {
 	case errors.As(err, &wire), errors.Is(err, context.Canceled):
@@ -42,6 +43,10 @@ func wireError(err error) error {
 		return limitError(limit)
 	case errors.As(err, &aerr):
 		return adapterError(aerr)
+	case errors.As(err, &query):
+		w := answer(http.StatusBadRequest, channelapi.CodeInvalid, query.Error())
+		w.Query = queryProblem(query)
+		return w
 	case errors.Is(err, app.ErrInvalid), errors.Is(err, app.ErrIdempotencyMismatch):
 		return answer(http.StatusBadRequest, channelapi.CodeInvalid, err.Error())
 	case errors.Is(err, app.ErrNotFound):

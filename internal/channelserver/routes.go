@@ -58,6 +58,10 @@ func (s *server) routes(mux *http.ServeMux) {
 		p, err := s.svc.ChannelList(ctx, id, in.Owner, in.After, in.Limit)
 		return listReply(p), err
 	}))
+	post(channelapi.PathSearch, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.SearchRequest) (channelapi.SearchReply, error) {
+		p, err := s.svc.ChannelSearch(ctx, id, in.Owner, in.Query, in.Page, in.After, in.Limit)
+		return searchReply(p), err
+	}))
 	post(channelapi.PathGet, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ItemRequest) (channelapi.Item, error) {
 		v, err := s.svc.ChannelGet(ctx, id, in.Owner, in.ID)
 		return itemOf(v), err

@@ -46,6 +46,8 @@ type Service interface {
 	ChannelMessages(ctx context.Context, id uuid.UUID, owner string, chatID int64, messageIDs []int64) error
 	ChannelCapture(ctx context.Context, id uuid.UUID, req app.ChannelCaptureRequest) (app.SubmitResult, error)
 	ChannelList(ctx context.Context, id uuid.UUID, owner string, after *uuid.UUID, limit int) (app.ChannelPage, error)
+	// ChannelSearch is an *app.QueryError for a query it cannot read.
+	ChannelSearch(ctx context.Context, id uuid.UUID, owner, q string, page int, after *uuid.UUID, limit int) (app.ChannelSearchPage, error)
 	ChannelGet(ctx context.Context, id uuid.UUID, owner, ref string) (app.CollectionView, error)
 	ChannelDelete(ctx context.Context, id uuid.UUID, owner, ref string) (uuid.UUID, error)
 	ChannelSave(ctx context.Context, id uuid.UUID, owner, ref string) (app.SaveReply, error)

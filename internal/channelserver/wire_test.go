@@ -31,6 +31,9 @@ func TestWireAndAppAgreeOnTheProtocolsWords(t *testing.T) {
 	require.Equal(t, channelapi.StageSaving, app.DeliveryStageSaving)
 	require.Equal(t, channelapi.LangEnglish, app.LangEnglish)
 	require.Equal(t, channelapi.LangChinese, app.LangChinese)
+	require.Equal(t, channelapi.MaxSearchPage, app.ChannelMaxSearchPage)
+	require.Equal(t, channelapi.SnippetOpen, app.SnippetOpen)
+	require.Equal(t, channelapi.SnippetClose, app.SnippetClose)
 }
 
 // TestStoredUpdatesKeepTheWiresForm checks that app's update, whose JSON

@@ -66,6 +66,9 @@ const (
 	btnView = "v" // v:<collection id>: show a saved item
 	btnPage = "l" // l:<page>:<last id of the previous page>: a /list page
 	btnSave = "s" // s:<collection id>: "save too"
+	// f:<page>: a /search page; the query is in the pressed message
+	// (searchQueryOf), so the data stays a few bytes for any query.
+	btnSearch = "f"
 )
 
 // maxLinks is how many links one message may ask to archive; each gets
@@ -78,6 +81,7 @@ func newRegistry() *registry {
 			{name: "start", descKey: "cmd.start", maxArgs: -1, run: (*job).cmdStart},
 			{name: "help", descKey: "cmd.help", maxArgs: -1, run: (*job).cmdHelp},
 			{name: "list", descKey: "cmd.list", run: (*job).cmdList},
+			{name: "search", args: "QUERY", descKey: "cmd.search", maxArgs: -1, run: (*job).cmdSearch},
 			{name: "get", args: "ID", descKey: "cmd.get", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdGet},
 			{name: "delete", args: "ID", descKey: "cmd.delete", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdDelete},
 			{name: "usage", descKey: "cmd.usage", run: (*job).cmdUsage},
@@ -88,6 +92,7 @@ func newRegistry() *registry {
 			{prefix: btnView, parse: checkUUID, run: (*job).btnView},
 			{prefix: btnPage, parse: checkPageArg, run: (*job).btnPage},
 			{prefix: btnSave, parse: checkUUID, run: (*job).btnSave},
+			{prefix: btnSearch, parse: checkSearchPage, run: (*job).btnSearch},
 		},
 	}
 }

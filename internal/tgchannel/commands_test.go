@@ -23,7 +23,7 @@ func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 	for _, c := range r.commands {
 		names = append(names, c.name)
 	}
-	require.Equal(t, []string{"start", "help", "list", "get", "delete", "usage", "token", "web"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "usage", "token", "web"}, names)
 	for _, l := range locales {
 		menu := r.menu(l)
 		help := r.help(l, testBot)
@@ -39,8 +39,8 @@ func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 		require.Contains(t, help, "/get ID")
 		require.Contains(t, help, "@"+testBot)
 	}
-	require.Equal(t, "ID — show a saved item", r.menu(langEN)[3].Description)
-	require.Equal(t, "ID — 查看一条收藏", r.menu(langZH)[3].Description)
+	require.Equal(t, "ID — show a saved item", r.menu(langEN)[4].Description)
+	require.Equal(t, "ID — 查看一条收藏", r.menu(langZH)[4].Description)
 	require.True(t, strings.HasPrefix(r.help(langZH, testBot), "发给我一个帖子链接"), r.help(langZH, testBot))
 
 	// A hidden command leaves both.

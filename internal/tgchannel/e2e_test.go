@@ -39,6 +39,7 @@ var (
 type world struct {
 	t    *testing.T
 	core *testcore.Running
+	fx   *testkit.FxTwitter
 	bot  *testkit.BotAPI
 	api  *channelapi.Client
 	runs atomic.Int32
@@ -55,7 +56,7 @@ func newWorld(t *testing.T) *world {
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(hc.CloseIdleConnections)
-	return &world{t: t, core: core, bot: testkit.NewBotAPI(t),
+	return &world{t: t, core: core, fx: fx, bot: testkit.NewBotAPI(t),
 		api: channelapi.NewClient("http://"+core.ChannelAddr(), secret, hc)}
 }
 
@@ -203,7 +204,7 @@ func TestPhotoPostArrivesAsOneAlbumThenTextWithButtons(t *testing.T) {
 	for _, c := range w.bot.Commands() {
 		names = append(names, c.Command)
 	}
-	require.Equal(t, []string{"start", "help", "list", "get", "delete", "usage", "token", "web"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "usage", "token", "web"}, names)
 	zh := w.bot.CommandsFor("zh")
 	require.Len(t, zh, len(names), "the menu in Chinese for Chinese clients")
 	require.Equal(t, "list", zh[2].Command)

@@ -379,7 +379,6 @@ func (j *job) btnPage(ctx context.Context, arg string) error {
 	if j.up.Edited || j.up.PartsSent > 0 {
 		return nil
 	}
-	u := j.w.Update
 	page, after, _ := parsePageArg(arg)
 	r, err := j.ch.core.List(ctx, j.w.ID, channelapi.ListRequest{Owner: j.ch.owner, After: &after, Limit: pageSize})
 	if msg, ok := userError(j.lang, err); ok {
@@ -388,8 +387,20 @@ func (j *job) btnPage(ctx context.Context, arg string) error {
 	if err != nil {
 		return err
 	}
-	m := renderList(j.lang, r.Items, page, r.More)
-	err = j.ch.editText(ctx, u.ChatID, u.MessageID, m)
+	return j.turnPage(ctx, renderList(j.lang, r.Items, page, r.More))
+}
+
+// turnPage edits the pressed message into m (another page of it), or
+// sends m anew when that message is gone, and answers the press.
+func (j *job) turnPage(ctx context.Context, m outMessage) error {
+	u := j.w.Update
+	edit := m
+	if edit.kb == nil {
+		// An edit without a keyboard keeps the old one: a page without
+		// buttons (nothing left to show) takes the old page's away.
+		edit.kb = &keyboard{InlineKeyboard: [][]kbButton{}}
+	}
+	err := j.ch.editText(ctx, u.ChatID, u.MessageID, edit)
 	if isMessageGone(err) {
 		if err := j.answerOnce(ctx, "", false); err != nil {
 			return err

@@ -62,6 +62,7 @@ var catalog = map[string]map[locale]string{
 	"cmd.start":  {langEN: "what this bot does", langZH: "这个机器人能做什么"},
 	"cmd.help":   {langEN: "the commands", langZH: "命令列表"},
 	"cmd.list":   {langEN: "your archive, newest first, 10 a page", langZH: "你的收藏，最新的在前，每页 10 条"},
+	"cmd.search": {langEN: "search your archive (/search alone shows how)", langZH: "搜索你的收藏（只发 /search 查看写法）"},
 	"cmd.get":    {langEN: "show a saved item", langZH: "查看一条收藏"},
 	"cmd.delete": {langEN: "remove a saved item from your archive", langZH: "从你的收藏中删除一条"},
 	"cmd.usage":  {langEN: "storage used, quota and today's submissions", langZH: "已用空间、配额和今天提交的链接"},
@@ -150,6 +151,40 @@ var catalog = map[string]map[locale]string{
 	"list.next":     {langEN: "Next page ▶", langZH: "下一页 ▶"},
 	"item.original": {langEN: "🔗 Original", langZH: "🔗 原帖"},
 	"item.save_too": {langEN: "📥 Save too (我也要存)", langZH: "📥 我也要存"},
+
+	// /search.
+	"search.usage": {
+		langEN: "🔎 Usage: /search QUERY — search the posts you saved.\n\n" +
+			"For example:\n" +
+			"/search tide moon — both words\n" +
+			"/search \"high tide\" — the exact phrase\n" +
+			"/search tide -moon — without a word\n" +
+			"/search tide OR moon — either word\n" +
+			"/search from:handle has:video — by an author, with a video\n" +
+			"/search #tag after:2026-01-01 — with a tag, posted since a day\n" +
+			"/search saved:<7d — saved in the last 7 days\n\n" +
+			"Parts of words match too: 潮 finds 潮の満ち引き.",
+		langZH: "🔎 用法：/search 查询 — 搜索你保存的帖子。\n\n" +
+			"例如：\n" +
+			"/search 潮汐 月亮 — 同时包含两个词\n" +
+			"/search \"涨潮时间\" — 完整的短语\n" +
+			"/search 潮汐 -月亮 — 不含某个词\n" +
+			"/search 潮汐 OR 月亮 — 包含任一个词\n" +
+			"/search from:handle has:video — 某位作者的、带视频的\n" +
+			"/search #标签 after:2026-01-01 — 带某个标签、某天之后发布的\n" +
+			"/search saved:<7d — 最近 7 天内保存的\n\n" +
+			"词的一部分也能匹配：潮 能找到 潮の満ち引き。",
+	},
+	"search.head":     {langEN: "🔎 Search: ", langZH: "🔎 搜索："},
+	"search.page":     {langEN: " — page %d", langZH: " — 第 %d 页"},
+	"search.none":     {langEN: "Nothing you saved matches. Try fewer or shorter words, or send /search alone to see how to write a query.", langZH: "你的收藏中没有匹配的帖子。试试更少或更短的词，或只发 /search 查看查询的写法。"},
+	"search.no_more":  {langEN: "No more results.", langZH: "没有更多结果了。"},
+	"search.prev":     {langEN: "‹ Previous", langZH: "‹ 上一页"},
+	"search.next":     {langEN: "Next ›", langZH: "下一页 ›"},
+	"search.deepest":  {langEN: "Only the first %d results are shown; add words to narrow the search.", langZH: "只显示前 %d 条结果；请加几个词缩小范围。"},
+	"search.bad":      {langEN: "⚠️ I could not read that query. At character %d: %s (expected %s).", langZH: "⚠️ 无法理解这个查询。第 %d 个字符处：%s（应为%s）。"},
+	"search.bad_hint": {langEN: "Send /search alone to see how to write a query.", langZH: "只发 /search 可查看查询的写法。"},
+	"search.gone":     {langEN: "This search no longer works here; send /search again.", langZH: "这次搜索已经失效；请重新发送 /search。"},
 
 	// Counting media: "2 photos · 1 video".
 	"media.image.one":     {langEN: "1 photo", langZH: "1 张图片"},

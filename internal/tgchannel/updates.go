@@ -288,9 +288,15 @@ func normalize(u *models.Update, me botIdentity) (channelapi.Update, bool) {
 		cq := u.CallbackQuery
 		var chat models.Chat
 		var msgID int
+		var text string
+		var entities []models.MessageEntity
 		switch {
 		case cq.Message.Message != nil:
-			chat, msgID = cq.Message.Message.Chat, cq.Message.Message.ID
+			m := cq.Message.Message
+			chat, msgID = m.Chat, m.ID
+			if keepsStateInText(cq.Data) {
+				text, entities = m.Text, m.Entities
+			}
 		case cq.Message.InaccessibleMessage != nil:
 			chat, msgID = cq.Message.InaccessibleMessage.Chat, cq.Message.InaccessibleMessage.MessageID
 		default:
@@ -306,6 +312,8 @@ func normalize(u *models.Update, me botIdentity) (channelapi.Update, bool) {
 			ChatID:       chat.ID,
 			ChatType:     string(chat.Type),
 			MessageID:    int64(msgID),
+			Text:         text,
+			Entities:     entitiesOf(entities),
 			CallbackID:   cq.ID,
 			CallbackData: cq.Data,
 		}, true

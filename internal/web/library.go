@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -85,6 +86,9 @@ type card struct {
 	Time    time.Time
 	Saved   time.Time
 	Text    string
+	// Snippet is a search result's text around its match, escaped, the
+	// match in <mark> ("" : show Text).
+	Snippet template.HTML
 	Thumbs  []thumb
 	More    int
 	Counts  []count
@@ -135,17 +139,7 @@ func (s *server) renderLibrary(w http.ResponseWriter, r *http.Request, rq *reque
 			q = url.Values{}
 		}
 	}
-	v := &libraryView{View: "grid", Idem: uuid.NewString()}
-	switch view := q.Get("view"); view {
-	case "grid", "list":
-		v.View = view
-		http.SetCookie(w, &http.Cookie{Name: viewCookie, Value: view, Path: "/", MaxAge: 365 * 24 * 3600,
-			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-	default:
-		if c, err := r.Cookie(viewCookie); err == nil && c.Value == "list" {
-			v.View = "list"
-		}
-	}
+	v := &libraryView{View: layoutOf(w, r, q), Idem: uuid.NewString()}
 	v.Filter = libraryFilter{Q: strings.TrimSpace(q.Get("q")), Platform: q.Get("platform"), Author: strings.TrimSpace(q.Get("author")), Kind: q.Get("kind"),
 		Visibility: q.Get("visibility"), From: q.Get("from"), To: q.Get("to")}
 	v.Filtered = v.Filter != libraryFilter{}
@@ -203,6 +197,22 @@ func (s *server) renderLibrary(w http.ResponseWriter, r *http.Request, rq *reque
 		title, nav = t("library.search.title", v.Filter.Q), "search"
 	}
 	s.page(w, r, rq, status, "library.html", &Page{Script: true, Title: title, Nav: nav, Query: v.Filter.Q, Data: v})
+}
+
+// layoutOf is the layout a list of cards is shown in: the query's view
+// (grid or list), remembered in a cookie, else the remembered one, else
+// grid.
+func layoutOf(w http.ResponseWriter, r *http.Request, q url.Values) string {
+	switch view := q.Get("view"); view {
+	case "grid", "list":
+		http.SetCookie(w, &http.Cookie{Name: viewCookie, Value: view, Path: "/", MaxAge: 365 * 24 * 3600,
+			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		return view
+	}
+	if c, err := r.Cookie(viewCookie); err == nil && c.Value == "list" {
+		return "list"
+	}
+	return "grid"
 }
 
 // card turns a library card into what the template shows.

@@ -220,10 +220,10 @@ func TestDeleteUndoAndRefresh(t *testing.T) {
 	})
 }
 
-// The header's search box: /search?q= keeps the cards whose text, summary
+// The library's words filter: /?q= keeps the cards whose text, summary
 // or author has every word, CJK substrings included, in the person's
 // language; too many words are refused with the reason.
-func TestSearchBoxFindsByWords(t *testing.T) {
+func TestLibraryWordsFilter(t *testing.T) {
 	t.Parallel()
 	testcore.Each(t, testcore.Options{NoAdapters: true}, func(t *testing.T, c *testcore.Core) {
 		s := newSite(t, c, "alice", nil)
@@ -231,25 +231,25 @@ func TestSearchBoxFindsByWords(t *testing.T) {
 		require.NoError(t, err)
 		require.Greater(t, n, 10)
 
-		tide := s.get("/search?q=" + url.QueryEscape("Storm warning"))
+		tide := s.get("/?q=" + url.QueryEscape("Storm warning"))
 		require.Equal(t, http.StatusOK, tide.Status)
 		require.Contains(t, tide.Body, "Storm warning for the coast tonight")
 		require.NotContains(t, tide.Body, "Which do you keep of a post you archive?", "a post without the words")
 		require.Contains(t, tide.Body, `value="Storm warning"`, "the box keeps the words")
 		require.Contains(t, tide.Body, "<title>Search: Storm warning")
 
-		zh := s.get("/search?q="+url.QueryEscape("满潮"), "Accept-Language", "zh-CN")
+		zh := s.get("/?q="+url.QueryEscape("满潮"), "Accept-Language", "zh-CN")
 		require.Equal(t, http.StatusOK, zh.Status)
 		require.Contains(t, zh.Body, "今晚满潮", "a Chinese substring matches")
 		require.NotContains(t, zh.Body, "潮の満ち引き", "満 (Japanese) is not 满 (Chinese)")
 		require.NotContains(t, zh.Body, "Storm warning for the coast tonight")
-		ja := s.get("/search?q=" + url.QueryEscape("満ち引き"))
+		ja := s.get("/?q=" + url.QueryEscape("満ち引き"))
 		require.Contains(t, ja.Body, "潮の満ち引き", "a Japanese substring matches")
 
-		none := s.get("/search?q=" + url.QueryEscape("nothing-says-this"))
+		none := s.get("/?q=" + url.QueryEscape("nothing-says-this"))
 		require.Contains(t, none.Body, "Nothing matches these filters")
 
-		many := s.get("/search?q=" + url.QueryEscape("a b c d e f g h i"))
+		many := s.get("/?q=" + url.QueryEscape("a b c d e f g h i"))
 		require.Equal(t, http.StatusBadRequest, many.Status)
 		require.Contains(t, many.Body, "at most 8 words")
 	})

@@ -24,6 +24,7 @@ type Service interface {
 	tokenService
 	sessionService
 	settingsService
+	searchService
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 }
@@ -75,7 +76,10 @@ func (s *server) routes() []route {
 	return append([]route{
 		{http.MethodGet, "/assets/{name}", anyone, s.asset},
 		{http.MethodGet, "/{$}", signedIn, s.library},
-		{http.MethodGet, "/search", signedIn, s.library},
+		{http.MethodGet, "/search", signedIn, s.search},
+		{http.MethodPost, "/searches", signedIn, s.saveSearch},
+		{http.MethodPost, "/searches/{id}/rename", signedIn, s.renameSavedSearch},
+		{http.MethodPost, "/searches/{id}/delete", signedIn, s.deleteSavedSearch},
 		{http.MethodPost, "/captures", signedIn, s.submitCapture},
 		{http.MethodGet, "/captures/{id}", signedIn, s.capturePage},
 		{http.MethodPost, "/c/{id}/refresh", signedIn, s.refresh},
@@ -190,6 +194,9 @@ func (s *server) page(w http.ResponseWriter, r *http.Request, rq *request, statu
 	pg.Lang = rq.lang
 	pg.Session = rq.session
 	pg.Theme = rq.theme
+	if rq.session != nil && pg.SavedSearches == nil {
+		s.savedSearchNav(r, rq, pg)
+	}
 	if pg.Site.Title == "" {
 		pg.Site.Title = "Monitor"
 	}

@@ -49,6 +49,9 @@ type Page struct {
 	Data any
 	// Query is what the header's search box shows (the words searched).
 	Query string
+	// SavedSearches are the signed-in tenant's saved searches, linked in
+	// the navigation (nil: loaded by the live page's frame).
+	SavedSearches []savedItem
 	// Refresh reloads a live page after this many seconds while it shows
 	// something in progress (0: never).
 	Refresh int

@@ -22,22 +22,9 @@ func (s *site) extras(posts []*post, now func() time.Time) error {
 	if err := s.page("404.html", "404.html", &web.Page{Site: s.info, Title: s.t("error.notfound"), Root: s.basePath}); err != nil {
 		return err
 	}
-	type entry struct {
-		URL    string `json:"u"`
-		Author string `json:"a"`
-		Handle string `json:"h"`
-		Date   string `json:"d"`
-		Tags   string `json:"g"`
-		Text   string `json:"x"`
-	}
-	index := make([]entry, 0, len(posts))
+	index := make([]searchEntry, 0, len(posts))
 	for _, p := range posts {
-		var tags []string
-		for _, t := range p.Tags {
-			tags = append(tags, "#"+t.Name)
-		}
-		index = append(index, entry{URL: p.URL, Author: p.Author.Name, Handle: p.Author.Handle, Date: p.Date.UTC().Format("2006-01-02"),
-			Tags: strings.Join(tags, " "), Text: excerpt(p.c.Text, 2000)})
+		index = append(index, searchEntryOf(p))
 	}
 	data, err := json.Marshal(index)
 	if err != nil {

@@ -34,6 +34,10 @@ type Options struct {
 	Zip            bool
 	IncludePrivate bool
 	History        bool
+	// Query, when not empty, exports only the collections it matches (the
+	// search language of app.ParseQuery). A bad query, or one that matches
+	// nothing to export, writes nothing and fails the export.
+	Query string
 	// Generator names this program in the manifest.
 	Generator string
 	// Now is the export time (nil: time.Now).
@@ -78,12 +82,17 @@ func (e *MediaError) Error() string {
 // Export writes the tenant's archive as a capsule.
 func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 	res := Result{Path: opts.Out}
-	if err := checkOut(opts.Out, opts.Zip); err != nil {
-		return res, err
-	}
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
+	}
+	if opts.Query != "" {
+		if _, err := app.ParseQuery(opts.Query, now()); err != nil {
+			return res, fmt.Errorf("export: --query: %w", err)
+		}
+	}
+	if err := checkOut(opts.Out, opts.Zip); err != nil {
+		return res, err
 	}
 	parent := filepath.Dir(filepath.Clean(opts.Out))
 	staging, err := os.MkdirTemp(parent, "."+filepath.Base(opts.Out)+".staging-")
@@ -99,7 +108,7 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 	w := &writer{root: staging, written: map[string]bool{}}
 	var missing []MissingMedia
 	paths := map[string]string{} // path → collection id, to keep names unique
-	res.Skipped, err = a.ExportCollections(ctx, opts.TenantID, app.ExportOptions{IncludePrivate: opts.IncludePrivate, History: opts.History},
+	res.Skipped, err = a.ExportCollections(ctx, opts.TenantID, app.ExportOptions{IncludePrivate: opts.IncludePrivate, History: opts.History, Query: opts.Query},
 		func(ec app.ExportedCollection) error {
 			c := FromExported(ec)
 			p := capsule.CollectionPath(&c)
@@ -137,6 +146,9 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 	if len(missing) > 0 {
 		return res, &MediaError{Missing: missing}
 	}
+	if opts.Query != "" && res.Collections == 0 {
+		return res, noMatch(opts)
+	}
 	man := capsule.Manifest{
 		SchemaVersion: capsule.SchemaVersion,
 		Generator:     opts.Generator,
@@ -173,6 +185,17 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 		return res, fmt.Errorf("export: move the capsule into place: %w", err)
 	}
 	return res, nil
+}
+
+// noMatch is the error of a --query that leaves nothing to export: an
+// empty capsule is more likely a mistyped query than a wish, so nothing is
+// written.
+func noMatch(opts Options) error {
+	hint := "check the query with monitor's search, or leave out --query to export everything"
+	if !opts.IncludePrivate {
+		hint = "private collections are left out without --include-private; " + hint
+	}
+	return fmt.Errorf("export: no collection to export matches --query %q, so no capsule was written (%s)", opts.Query, hint)
 }
 
 // checkOut refuses an output that exists, unless it is an empty folder.
