@@ -29,8 +29,8 @@ var (
 	// ErrTenantNotActive: the tenant awaits approval, is disabled or is
 	// archived, so it may not do this.
 	ErrTenantNotActive = errors.New("tenant not active")
-	// ErrConflict: the request does not fit the current state, e.g. more
-	// pages of a collection archived to its end.
+	// ErrConflict: the request does not fit the current state: a saved
+	// search of the same name exists, a collection is archived to its end.
 	ErrConflict = errors.New("conflict")
 )
 

@@ -14,10 +14,6 @@ import (
 	"github.com/monitorhq/monitor/internal/store"
 )
 
-// ErrConflict: the thing exists already, such as a saved search of the
-// same name.
-var ErrConflict = errors.New("already exists")
-
 // Limits of saved searches.
 const (
 	// SavedSearchNameMax is the longest name of a saved search, in characters.
