@@ -133,6 +133,7 @@ func TestSubmissionRoutes(t *testing.T) {
 			require.Contains(t, prob["detail"], detail, body)
 		}
 		status, prob = do(alice, "GET", "/v1/submissions/not-an-id", "")
-		require.Equal(t, http.StatusBadRequest, status, prob)
+		require.Equal(t, http.StatusNotFound, status, prob)
+		require.Contains(t, prob["detail"], `no submission with id "not-an-id"`)
 	})
 }
