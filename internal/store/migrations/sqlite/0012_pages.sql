@@ -1,4 +1,4 @@
--- Collection pages (mirrors migrations/sqlite/0013_pages.sql). A capture
+-- Collection pages (mirrors migrations/postgres/0013_pages.sql). A capture
 -- may be asked for more than the target itself: expand names what the
 -- adapter should also list ('' = nothing more, 'thread' = the author's
 -- thread around a post), page_size how many related targets a page should
@@ -11,7 +11,7 @@ DROP INDEX captures_in_flight_key;
 CREATE UNIQUE INDEX captures_in_flight_key ON captures (
     collection_id,
     provider_id,
-    (COALESCE(connection_id::text, '')),
+    (COALESCE(connection_id, '')),
     automatic,
     (COALESCE(page_cursor, '')),
     expand,
