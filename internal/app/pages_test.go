@@ -359,3 +359,48 @@ func TestPageWithTooManyRelatedTargetsIsRefused(t *testing.T) {
 		require.Empty(t, p.members(t, alice, v.CollectionID))
 	})
 }
+
+func TestChannelPages(t *testing.T) {
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		ctx := context.Background()
+		ch := p.tme.AddChannel("longtide_demo", timelinePosts, 20)
+		alice := p.tenant(t, "alice", nil)
+		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://t.me/s/longtide_demo"})
+		require.NoError(t, err)
+		first := p.waitSubmission(t, alice, res.SubmissionID)
+		require.Equal(t, "channel", first.Kind)
+		require.Equal(t, app.SubmissionProgress{Total: 100, Complete: 100}, first.Progress, first.Error)
+		require.True(t, first.HasMore)
+		header, err := p.app.Collection(ctx, alice, first.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, "telegram.channel", header.EntityType)
+
+		seen := map[string]bool{}
+		for _, m := range p.members(t, alice, first.CollectionID) {
+			seen[m.SourceURL] = true
+		}
+		require.Len(t, seen, 100)
+		require.True(t, seen[ch.Posts[0]], "the newest post is on the first page")
+		require.True(t, seen[ch.Posts[99]])
+
+		// The next pages, by the stored cursor, to the end.
+		more, err := p.app.More(ctx, alice, res.SubmissionID)
+		require.NoError(t, err)
+		require.Equal(t, 100, p.waitSubmission(t, alice, more.SubmissionID).Progress.Total)
+		last, err := p.app.More(ctx, alice, more.SubmissionID)
+		require.NoError(t, err)
+		end := p.waitSubmission(t, alice, last.SubmissionID)
+		require.Equal(t, 50, end.Progress.Total)
+		require.False(t, end.HasMore)
+		ms := p.members(t, alice, first.CollectionID)
+		require.Len(t, ms, timelinePosts)
+		for _, m := range ms {
+			require.Equal(t, "telegram.message", m.EntityType, m.SourceURL)
+		}
+
+		// The same channel by t.me/<name> is the same collection.
+		again, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: ch.URL})
+		require.NoError(t, err)
+		require.Equal(t, first.CollectionID, p.waitSubmission(t, alice, again.SubmissionID).CollectionID)
+	})
+}

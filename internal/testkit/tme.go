@@ -102,6 +102,8 @@ type Tme struct {
 	overrides  map[string]fxOverride
 	mediaSize  int
 	mediaFail  map[string]int
+	// channels are the synthetic channels by lowercase name (AddChannel).
+	channels map[string]*tmeChannel
 }
 
 // TmeRequest is one request the fake received.
@@ -344,6 +346,9 @@ func (f *Tme) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if f.serveChannel(w, r, segs) {
+		return
+	}
 	switch {
 	case len(segs) == 2 && segs[0] == "s":
 		ch := strings.ToLower(segs[1])
