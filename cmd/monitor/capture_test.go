@@ -45,3 +45,38 @@ func TestCaptureCommand(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, `no tenant named "nobody"`)
 }
+
+// A profile with --limit: the batch's posts are archived, the output
+// counts them, and the exit code is the worst post's.
+func TestCaptureProfileCommand(t *testing.T) {
+	t.Parallel()
+	fx := testkit.NewFxTwitter(t)
+	tl := fx.AddTimeline("cli_timeline", "4400000000000000009", 45, 20)
+	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_LOG_LEVEL": "error"}
+	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
+	require.Equal(t, 0, code, errOut)
+	allowFakeMedia(t, env)
+
+	out, errOut, code := cli(t, env, "capture", tl.ProfileURL, "--tenant", "alice", "--limit", "30", "--wait")
+	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	require.Contains(t, out, "complete: 30 of 30 posts archived (30 complete, 0 partial, 0 failed)\n")
+	require.Contains(t, out, "there is more: archive the next page with POST /v1/submissions/")
+
+	// One post's photo fails: partial, exit 2.
+	fx.FailMediaPath("/media/pbs.twimg.com/media/S"+tl.Posts[44][strings.LastIndex(tl.Posts[44], "/")+1:]+"-0.jpg", 404)
+	out, errOut, code = cli(t, env, "capture", tl.ProfileURL, "--tenant", "alice", "--limit", "45", "--wait")
+	require.Equal(t, 2, code, "stdout: %s\nstderr: %s", out, errOut)
+	require.Contains(t, out, "partial: 45 of 45 posts archived (44 complete, 1 partial, 0 failed)\n")
+
+	for _, args := range [][]string{{"--limit", "0"}, {"--limit", "-3"}} {
+		_, errOut, code = cli(t, env, append([]string{"capture", tl.ProfileURL, "--tenant", "alice"}, args...)...)
+		require.Equal(t, 2, code, errOut)
+		require.Contains(t, errOut, "--limit must be a positive number of posts")
+	}
+	_, errOut, code = cli(t, env, "capture", tl.ProfileURL, "--tenant", "alice", "--limit", "5000")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "largest batch, 1000 posts")
+	_, errOut, code = cli(t, env, "capture", tl.Posts[0], "--tenant", "alice", "--limit", "5")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "single post")
+}
