@@ -408,7 +408,7 @@ func libraryMessages() catalog {
 		"capture.placeholder":       {"https://x.com/… or https://t.me/…", "https://x.com/… 或 https://t.me/…"},
 		"capture.submit":            {"Archive", "存档"},
 		"capture.limit":             {"How many posts", "帖子数量"},
-		"capture.limit.hint":        {"For a profile or channel link: archive this many of its posts in one go. Empty: one page of about 100.", "用于个人主页或频道链接：一次存档这么多条帖子。留空：一页，约 100 条。"},
+		"capture.limit.hint":        {"For profiles and channels. Empty: one page, about 100.", "用于个人主页和频道。留空：一页，约 100 条。"},
 		"keys.title":                {"Keyboard shortcuts", "键盘快捷键"},
 		"keys.next":                 {"Next item", "下一项"},
 		"keys.prev":                 {"Previous item", "上一项"},

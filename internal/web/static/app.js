@@ -112,7 +112,10 @@
       var p = v.progress || {};
       ["total", "complete", "partial", "failed", "queued"].forEach(function (k) {
         var el = sub.querySelector("[data-count=" + k + "]");
-        if (el && typeof p[k] === "number") el.textContent = String(p[k]);
+        if (el && typeof p[k] === "number") {
+          el.textContent = String(p[k]);
+          el.parentElement.classList.toggle("some", p[k] > 0);
+        }
       });
       var done = (p.complete || 0) + (p.partial || 0) + (p.failed || 0);
       if (bar && p.total > 0) { bar.max = p.total; bar.value = done; }
