@@ -130,8 +130,7 @@ func (s *server) capturePage(w http.ResponseWriter, r *http.Request, rq *request
 	}
 	t := func(key string, args ...any) string { return s.d.Renderer.cat.T(rq.lang, key, args...) }
 	v := &captureView{ID: c.ID.String(), State: c.State, Label: t("capture.state." + c.State), Error: c.Error}
-	switch c.State {
-	case app.StateComplete, app.StatePartial, app.StateFailed:
+	if ended(c.State) {
 		v.Ended = true
 		if c.RevisionID != nil || c.State != app.StateFailed {
 			v.Item = "/c/" + c.CollectionID.String()

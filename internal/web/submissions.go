@@ -55,17 +55,17 @@ type submissionView struct {
 
 // submissionPage serves GET /submissions/{id}.
 func (s *server) submissionPage(w http.ResponseWriter, r *http.Request, rq *request) {
-	s.renderSubmission(w, r, rq, http.StatusOK, "")
-}
-
-// renderSubmission renders the progress page of the path's submission
-// with notice, the problem of an action, if any.
-func (s *server) renderSubmission(w http.ResponseWriter, r *http.Request, rq *request, status int, notice string) {
 	id, err := uuid.Parse(r.PathValue("id"))
 	if err != nil {
 		s.notFound(w, r, rq)
 		return
 	}
+	s.renderSubmission(w, r, rq, id, http.StatusOK, "")
+}
+
+// renderSubmission renders the progress page of a submission with
+// notice, the problem of an action, if any.
+func (s *server) renderSubmission(w http.ResponseWriter, r *http.Request, rq *request, id uuid.UUID, status int, notice string) {
 	sv, err := s.d.App.Submission(r.Context(), rq.tenantID, id)
 	if err != nil {
 		s.fail(w, r, rq, err)
@@ -130,14 +130,17 @@ func (s *server) moreSubmission(w http.ResponseWriter, r *http.Request, rq *requ
 		s.notFound(w, r, rq)
 		return
 	}
+	back, backErr := uuid.Parse(r.PostFormValue("back"))
 	res, err := s.d.App.More(r.Context(), rq.tenantID, id)
 	if err != nil {
-		s.submissionRefused(w, r, rq, err, "submission.err.more")
+		if backErr != nil {
+			back = id
+		}
+		s.submissionRefused(w, r, rq, back, err, "submission.err.more")
 		return
 	}
-	back := res.SubmissionID
-	if b, err := uuid.Parse(r.PostFormValue("back")); err == nil {
-		back = b
+	if backErr != nil {
+		back = res.SubmissionID
 	}
 	http.Redirect(w, r, "/submissions/"+back.String(), http.StatusSeeOther)
 }
@@ -151,27 +154,28 @@ func (s *server) stopSubmission(w http.ResponseWriter, r *http.Request, rq *requ
 		return
 	}
 	if _, err := s.d.App.Stop(r.Context(), rq.tenantID, id); err != nil {
-		s.submissionRefused(w, r, rq, err, "submission.err.stop")
+		s.submissionRefused(w, r, rq, id, err, "submission.err.stop")
 		return
 	}
 	http.Redirect(w, r, "/submissions/"+id.String(), http.StatusSeeOther)
 }
 
 // submissionRefused answers an action the business layer refused: the
-// progress page again with the reason (prefixed by key's text), 404 for
-// a submission that is not the tenant's, 500 for the server's own errors.
-func (s *server) submissionRefused(w http.ResponseWriter, r *http.Request, rq *request, err error, key string) {
+// progress page of id again with the reason (prefixed by key's text), 404
+// for a submission that is not the tenant's, 500 for the server's own
+// errors.
+func (s *server) submissionRefused(w http.ResponseWriter, r *http.Request, rq *request, id uuid.UUID, err error, key string) {
 	t := func(key string, args ...any) string { return s.d.Renderer.cat.T(rq.lang, key, args...) }
 	switch {
 	case errors.Is(err, app.ErrNotFound):
 		s.notFound(w, r, rq)
 	case errors.Is(err, app.ErrConflict):
-		s.renderSubmission(w, r, rq, http.StatusConflict, t(key, err.Error()))
+		s.renderSubmission(w, r, rq, id, http.StatusConflict, t(key, err.Error()))
 	case errors.Is(err, app.ErrInvalid):
-		s.renderSubmission(w, r, rq, http.StatusBadRequest, t(key, err.Error()))
+		s.renderSubmission(w, r, rq, id, http.StatusBadRequest, t(key, err.Error()))
 	default:
 		if status, msg, ok := s.actionError(rq, err); ok {
-			s.renderSubmission(w, r, rq, status, msg)
+			s.renderSubmission(w, r, rq, id, status, msg)
 			return
 		}
 		s.fail(w, r, rq, err)

@@ -260,3 +260,27 @@ func TestCaptureFormLimit(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	require.Equal(t, "/captures/"+res.CaptureID.String(), resp.Header.Get("Location"))
 }
+
+func TestChannelProgressPage(t *testing.T) {
+	t.Parallel()
+	testcore.Each(t, testcore.Options{}, func(t *testing.T, c *testcore.Core) {
+		s := newItemSite(t, c, "alice")
+		status, loc, _ := s.post(t, "/captures", url.Values{"csrf": {s.csrf(t)}, "url": {"https://t.me/s/tidewatch_demo"}}, "zh-CN")
+		require.Equal(t, http.StatusSeeOther, status)
+		id := submissionID(t, loc)
+		v := waitSubmission(t, c, s.tenant, id)
+		require.Equal(t, "channel", v.Kind)
+		require.Positive(t, v.Progress.Total)
+
+		_, doc := s.get(t, loc, "zh-CN")
+		main := words(doc.Find("main"))
+		require.Contains(t, main, "该频道的帖子已存档")
+		require.Contains(t, main, "已发现")
+		open := doc.Find(`a.button.secondary`)
+		require.Equal(t, "打开频道", words(open))
+		status, doc = s.get(t, open.AttrOr("href", ""), "zh-CN")
+		require.Equal(t, http.StatusOK, status)
+		require.Equal(t, v.Progress.Total, doc.Find("ol.author-posts li").Length(), "the channel's page lists its archived posts")
+		require.Contains(t, words(doc.Find(".members-more")), "查看存档结果")
+	})
+}
