@@ -248,6 +248,18 @@ func TestCaptureFormLimit(t *testing.T) {
 	_, doc := s.get(t, loc, "")
 	require.Contains(t, words(doc.Find("main")), "130 of 130 posts done")
 	require.Equal(t, 1, doc.Find(`form[action$="/more"]`).Length())
+	// A profile the upstream does not know ends with the reason.
+	status, loc, _ = s.post(t, "/captures", url.Values{"csrf": {csrf}, "url": {"https://x.com/nobody_here_demo"}}, "")
+	require.Equal(t, http.StatusSeeOther, status)
+	failed := waitSubmission(t, c, s.tenant, submissionID(t, loc))
+	require.Equal(t, app.StateFailed, failed.State)
+	_, doc = s.get(t, loc, "")
+	main := words(doc.Find("main"))
+	require.Contains(t, main, "Archiving ended with a problem")
+	require.Contains(t, main, "What went wrong: "+failed.Error)
+	require.Contains(t, main, "No posts were found on this page.")
+	require.Zero(t, doc.Find(`form[action$="/more"], form[action$="/stop"]`).Length())
+
 	// A post's submission shows its capture page.
 	res, err := c.App.Submit(context.Background(), app.SubmitRequest{TenantID: s.tenant, URL: tl.Posts[1]})
 	require.NoError(t, err)
