@@ -124,8 +124,8 @@ func (s *server) profilePosts(w http.ResponseWriter, r *http.Request, rq *reques
 	members, err := s.d.App.Members(r.Context(), rq.tenantID, v.ID, membersShown, cursor)
 	if errors.Is(err, app.ErrInvalid) {
 		t := func(key string, args ...any) string { return s.d.Renderer.cat.T(rq.lang, key, args...) }
-		s.page(w, r, rq, http.StatusBadRequest, "error.html", &Page{Title: t("item.posts.badcursor"),
-			Data: errorView{Title: t("item.posts.badcursor"), Text: t("item.posts.badcursor.text")}})
+		s.page(w, r, rq, http.StatusBadRequest, "error.html", &Page{Title: t("item.posts.bad"),
+			Data: errorView{Title: t("item.posts.bad"), Text: t("item.posts.bad.text")}})
 		return false
 	}
 	if err != nil {
