@@ -48,13 +48,15 @@ func findChromium(t *testing.T) string {
 type live struct {
 	*testcore.Running
 	base string
+	// fx is the fake FxTwitter the core reads.
+	fx *testkit.FxTwitter
 }
 
 func newLive(t *testing.T) *live {
 	t.Helper()
 	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
 	r := testcore.Run(t, testcore.Config(t, map[string]string{"MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_TME_URL": tme.URL()}))
-	return &live{Running: r, base: "http://" + r.Addr()}
+	return &live{Running: r, base: "http://" + r.Addr(), fx: fx}
 }
 
 // archive captures link for the tenant and waits until it ends.

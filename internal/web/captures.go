@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,27 +37,65 @@ type captureView struct {
 }
 
 // submitCapture serves POST /captures: archive the link of the form's
-// url field, then show the capture's page. A refused link shows the
-// library again with the reason and the link kept in the field.
+// url field, then show the capture's page, or for a profile or channel
+// the progress page of its posts (the limit field asks for that many in
+// one batch). A refused link shows the library again with the reason and
+// the form's values kept.
 func (s *server) submitCapture(w http.ResponseWriter, r *http.Request, rq *request) {
-	link := r.PostFormValue("url")
+	link, limitText := r.PostFormValue("url"), strings.TrimSpace(r.PostFormValue("limit"))
 	var res app.SubmitResult
-	var err error
-	if len(link) > maxURLLen {
+	limit, err := parseLimit(limitText)
+	if err == nil && len(link) > maxURLLen {
 		err = errTooLong
-	} else {
-		res, err = s.d.App.Submit(r.Context(), app.SubmitRequest{TenantID: rq.tenantID, URL: link, IdemKey: idemKey(r)})
+	}
+	if err == nil {
+		res, err = s.d.App.Submit(r.Context(), app.SubmitRequest{TenantID: rq.tenantID, URL: link, Limit: limit, IdemKey: idemKey(r)})
 	}
 	if err != nil {
 		status, msg, ok := s.actionError(rq, err)
+		switch {
+		case errors.Is(err, errBadLimit):
+			status, msg, ok = http.StatusBadRequest, s.d.Renderer.cat.T(rq.lang, "capture.err.limitnum"), true
+		case limit > 0 && errors.Is(err, app.ErrInvalid):
+			// The limit does not fit the link or the adapter's batches.
+			msg = s.d.Renderer.cat.T(rq.lang, "capture.err.limit", err.Error())
+		}
 		if !ok {
 			s.fail(w, r, rq, err)
 			return
 		}
-		s.renderLibrary(w, r, rq, status, func(v *libraryView) { v.CaptureURL, v.CaptureError = link, msg })
+		s.renderLibrary(w, r, rq, status, func(v *libraryView) {
+			v.CaptureURL, v.CaptureLimit, v.CaptureError = link, limitText, msg
+		})
 		return
 	}
-	http.Redirect(w, r, "/captures/"+res.CaptureID.String(), http.StatusSeeOther)
+	to := "/captures/" + res.CaptureID.String()
+	// A profile or channel goes on to its posts: their progress page. (A
+	// failed read leaves the capture page, which shows the page's own
+	// capture.)
+	if sv, err := s.d.App.Submission(r.Context(), rq.tenantID, res.SubmissionID); err == nil && sv.Kind != "post" {
+		to = "/submissions/" + res.SubmissionID.String()
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// maxLimit bounds the limit field before the adapter's own largest batch
+// (which the business layer checks) is asked.
+const maxLimit = 1_000_000
+
+// errBadLimit refuses a limit field that is not a count of posts.
+var errBadLimit = errors.New("limit is not a whole number from 1")
+
+// parseLimit reads the capture form's limit field: "" is 0 (one page).
+func parseLimit(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxLimit {
+		return 0, errBadLimit
+	}
+	return n, nil
 }
 
 // idemPattern is what the forms' one-time keys look like.
@@ -90,8 +130,7 @@ func (s *server) capturePage(w http.ResponseWriter, r *http.Request, rq *request
 	}
 	t := func(key string, args ...any) string { return s.d.Renderer.cat.T(rq.lang, key, args...) }
 	v := &captureView{ID: c.ID.String(), State: c.State, Label: t("capture.state." + c.State), Error: c.Error}
-	switch c.State {
-	case app.StateComplete, app.StatePartial, app.StateFailed:
+	if ended(c.State) {
 		v.Ended = true
 		if c.RevisionID != nil || c.State != app.StateFailed {
 			v.Item = "/c/" + c.CollectionID.String()
@@ -162,6 +201,8 @@ func captureMessages() catalog {
 		"capturepage.open":            {"Open the archived post", "打开已存档的帖子"},
 		"capturepage.back":            {"Back to the library", "返回收藏库"},
 		"capturepage.error":           {"What went wrong: %s", "出错原因：%s"},
+		"capture.err.limitnum":        {"How many posts must be a whole number, 1 or more; leave it empty for one page of about 100.", "帖子数量必须是不小于 1 的整数；留空则存档一页（约 100 条）。"},
+		"capture.err.limit":           {"Not archived: %s", "未存档：%s"},
 		"action.err.toolong":          {"This link is longer than %d characters; send the post's own address.", "链接超过 %d 个字符，请发送帖子本身的地址。"},
 		"action.err.quotazero":        {"Your storage quota is 0 bytes, so nothing can be saved. Ask the operator to raise it.", "你的存储配额为 0 字节，无法保存任何内容。请联系管理员提高配额。"},
 		"action.err.quota":            {"Not saved: your storage quota is full (%s of %s used, %s reserved by captures in progress; this needs %s more). Delete something or ask the operator to raise the quota.", "未保存：存储配额已满（已用 %s / 共 %s，进行中的采集预留 %s，本次还需 %s）。请删除一些内容，或联系管理员提高配额。"},

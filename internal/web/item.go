@@ -1,7 +1,9 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +32,24 @@ type ItemView struct {
 	// Diff is set on the diff page.
 	Diff *Diff
 	// AuthorPosts are, on a profile's or channel's page, its posts in the
-	// tenant's archive.
+	// tenant's archive: one page of its members, newest save first.
 	AuthorPosts []card
+	// PostsNext and PostsFirst lead to the next page of AuthorPosts and
+	// back to the first ("" : none).
+	PostsNext, PostsFirst string
+	// Chain is the profile's submission the page was opened from (nil :
+	// none), for its progress and Fetch more.
+	Chain *chainLink
+}
+
+// chainLink is a profile's or channel's submission as its page shows it.
+type chainLink struct {
+	// Href is the submission's progress page.
+	Href    string
+	Running bool
+	// ID is the submission; More is the last page of its chain, whose
+	// next page Fetch more asks for ("" : nothing more).
+	ID, More string
 }
 
 // RevisionRow is one revision in the item page's timeline.
@@ -85,14 +103,111 @@ func (s *server) item(w http.ResponseWriter, r *http.Request, rq *request) {
 	}
 	post := PostOf(v)
 	if e := post.Entity; e != nil && (e.Render == RenderXProfile || e.Render == RenderTelegramChannel) {
-		posts, err := s.authorPosts(r, rq, v, e)
-		if err != nil {
-			s.fail(w, r, rq, err)
+		if !s.profilePosts(w, r, rq, v, e, view) {
 			return
 		}
-		view.AuthorPosts = posts
 	}
 	s.page(w, r, rq, http.StatusOK, "item.html", &Page{Title: itemTitle(v), Post: post, Data: view, Nav: "library"})
+}
+
+// membersShown is how many of a profile's posts one page of its item page
+// lists.
+const membersShown = 20
+
+// profilePosts fills in a profile's or channel's posts (the page of its
+// members the query's posts cursor names) and, when the page was opened
+// from one of its submissions (?submission=), that submission's progress
+// and Fetch more. It answers the request itself when it returns false.
+func (s *server) profilePosts(w http.ResponseWriter, r *http.Request, rq *request, v app.CollectionView, e *Entity, view *ItemView) bool {
+	q := r.URL.Query()
+	cursor := q.Get("posts")
+	members, err := s.d.App.Members(r.Context(), rq.tenantID, v.ID, membersShown, cursor)
+	if errors.Is(err, app.ErrInvalid) {
+		t := func(key string, args ...any) string { return s.d.Renderer.cat.T(rq.lang, key, args...) }
+		s.page(w, r, rq, http.StatusBadRequest, "error.html", &Page{Title: t("item.posts.bad"),
+			Data: errorView{Title: t("item.posts.bad"), Text: t("item.posts.bad.text")}})
+		return false
+	}
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return false
+	}
+	for _, m := range members.Items {
+		view.AuthorPosts = append(view.AuthorPosts, s.memberCard(rq, m))
+	}
+	link := func(posts string) string {
+		u := url.Values{}
+		if sub := q.Get("submission"); sub != "" {
+			u.Set("submission", sub)
+		}
+		if posts != "" {
+			u.Set("posts", posts)
+		}
+		if len(u) == 0 {
+			return "/c/" + v.ID.String()
+		}
+		return "/c/" + v.ID.String() + "?" + u.Encode()
+	}
+	if members.NextCursor != "" {
+		view.PostsNext = link(members.NextCursor)
+	}
+	if cursor != "" {
+		view.PostsFirst = link("")
+	}
+	if len(members.Items) == 0 && cursor == "" {
+		// Nothing archived through the profile's own pages (posts saved
+		// one by one, an import): its posts by author instead.
+		if view.AuthorPosts, err = s.authorPosts(r, rq, v, e); err != nil {
+			s.fail(w, r, rq, err)
+			return false
+		}
+	}
+	if view.Chain, err = s.chainOf(r, rq, v.ID, q.Get("submission")); err != nil {
+		s.fail(w, r, rq, err)
+		return false
+	}
+	return true
+}
+
+// chainOf is the tenant's submission id of the collection (nil for none,
+// not a submission of the tenant or of another collection).
+func (s *server) chainOf(r *http.Request, rq *request, collectionID uuid.UUID, id string) (*chainLink, error) {
+	sid, err := uuid.Parse(id)
+	if err != nil {
+		return nil, nil
+	}
+	sv, err := s.d.App.Submission(r.Context(), rq.tenantID, sid)
+	if errors.Is(err, app.ErrNotFound) || (err == nil && (sv.CollectionID != collectionID || sv.Kind == "post")) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := &chainLink{Href: "/submissions/" + sv.ID.String(), Running: !ended(sv.State), ID: sv.ID.String()}
+	if sv.HasMore {
+		last, err := s.lastPage(r.Context(), rq.tenantID, sv)
+		if err != nil {
+			return nil, err
+		}
+		c.More = last.String()
+	}
+	return c, nil
+}
+
+// memberCard is a profile's post as its page lists it.
+func (s *server) memberCard(rq *request, m app.CollectionView) card {
+	c := card{ID: m.ID.String(), Href: "/c/" + m.ID.String(), Source: m.SourceURL, Platform: m.Platform, Saved: m.SavedAt,
+		Text: clip(m.Text, cardTextRunes), Empty: m.RevisionID == nil}
+	if c.Text == "" {
+		c.Text = clip(app.RenderSummary(m.Summary, rq.lang), cardTextRunes)
+	}
+	if m.PublishedAt != nil {
+		c.Time = *m.PublishedAt
+	}
+	for _, md := range m.Media {
+		c.Thumbs = append(c.Thumbs, thumb{URL: "/v1/media/" + md.SHA256, Kind: md.Kind, Alt: md.Alt, Sensitive: md.Sensitive})
+	}
+	return c
 }
 
 // authorPostsShown is how many of a profile's posts its page lists.

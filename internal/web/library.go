@@ -50,6 +50,7 @@ type libraryView struct {
 	// CaptureURL and CaptureError are the capture form's value and its
 	// problem after a refused submit.
 	CaptureURL   string
+	CaptureLimit string
 	CaptureError string
 	// Idem makes a form sent twice one submission.
 	Idem string
@@ -406,6 +407,8 @@ func libraryMessages() catalog {
 		"capture.label":             {"Archive a link", "存档链接"},
 		"capture.placeholder":       {"https://x.com/… or https://t.me/…", "https://x.com/… 或 https://t.me/…"},
 		"capture.submit":            {"Archive", "存档"},
+		"capture.limit":             {"How many posts", "帖子数量"},
+		"capture.limit.hint":        {"For profiles and channels. Empty: one page, about 100.", "用于个人主页和频道。留空：一页，约 100 条。"},
 		"keys.title":                {"Keyboard shortcuts", "键盘快捷键"},
 		"keys.next":                 {"Next item", "下一项"},
 		"keys.prev":                 {"Previous item", "上一项"},

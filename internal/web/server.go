@@ -19,6 +19,7 @@ type Service interface {
 	sessions
 	libraryService
 	captureService
+	submissionService
 	actionService
 	usageService
 	tokenService
@@ -27,6 +28,7 @@ type Service interface {
 	searchService
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
+	Members(ctx context.Context, tenantID, collectionID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
 }
 
 // Deps is what the live web library runs on.
@@ -82,6 +84,9 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/searches/{id}/delete", signedIn, s.deleteSavedSearch},
 		{http.MethodPost, "/captures", signedIn, s.submitCapture},
 		{http.MethodGet, "/captures/{id}", signedIn, s.capturePage},
+		{http.MethodGet, "/submissions/{id}", signedIn, s.submissionPage},
+		{http.MethodPost, "/submissions/{id}/more", signedIn, s.moreSubmission},
+		{http.MethodPost, "/submissions/{id}/stop", signedIn, s.stopSubmission},
 		{http.MethodPost, "/c/{id}/refresh", signedIn, s.refresh},
 		{http.MethodPost, "/c/{id}/delete", signedIn, s.delete},
 		{http.MethodPost, "/c/{id}/restore", signedIn, s.restore},

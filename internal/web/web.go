@@ -26,7 +26,8 @@ var content embed.FS
 // pages are the page templates; each is rendered inside layout.html.
 func pages() []string {
 	return []string{"list.html", "post.html", "item.html", "terms.html", "search.html", "404.html", "error.html", "login.html",
-		"library.html", "capture.html", "usage.html", "tokens.html", "sessions.html", "settings.html", "results.html"}
+		"library.html", "capture.html", "usage.html", "tokens.html", "sessions.html", "settings.html", "results.html",
+		"submission.html"}
 }
 
 // Asset is a static file with a content-hashed name, so that it can be

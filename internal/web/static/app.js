@@ -1,5 +1,6 @@
 // Monitor's live pages: keyboard moves between library cards, a help
-// dialog, the capture page's live state and the undo notice's timer.
+// dialog, the capture and progress pages' live state and the undo
+// notice's timer.
 // Everything here is an extra: every page works without it.
 (function () {
   "use strict";
@@ -94,5 +95,46 @@
         .catch(function () { setTimeout(function () { window.location.reload(); }, 3000); });
     };
     setTimeout(poll, 700);
+  }
+
+  // A profile's or channel's progress page follows its submission the
+  // same way: the counts and the bar move as posts are archived, and the
+  // page reloads when everything has ended (then Fetch more shows).
+  var sub = document.querySelector("[data-submission]");
+  if (sub && ["queued", "downloading"].indexOf(sub.getAttribute("data-state")) >= 0) {
+    var meta = document.querySelector("meta[http-equiv=refresh]");
+    if (meta) meta.remove();
+    var subState = document.getElementById("submission-state");
+    var bar = document.getElementById("submission-progress");
+    var doneText = document.getElementById("submission-done");
+    var subLabels = { queued: sub.getAttribute("data-label-queued"), downloading: sub.getAttribute("data-label-downloading") };
+    var show = function (v) {
+      var p = v.progress || {};
+      ["total", "complete", "partial", "failed", "queued"].forEach(function (k) {
+        var el = sub.querySelector("[data-count=" + k + "]");
+        if (el && typeof p[k] === "number") {
+          el.textContent = String(p[k]);
+          el.parentElement.classList.toggle("some", p[k] > 0);
+        }
+      });
+      var done = (p.complete || 0) + (p.partial || 0) + (p.failed || 0);
+      if (bar && p.total > 0) { bar.max = p.total; bar.value = done; }
+      if (doneText && p.total > 0) doneText.textContent = sub.getAttribute("data-done").replace("%d", done).replace("%d", p.total);
+      if (subState && subLabels[v.state]) subState.textContent = subLabels[v.state];
+    };
+    var follow = function () {
+      fetch("/v1/submissions/" + sub.getAttribute("data-submission"), { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
+        .then(function (v) {
+          if (v.state === "queued" || v.state === "downloading") {
+            show(v);
+            setTimeout(follow, 1500);
+          } else {
+            window.location.reload();
+          }
+        })
+        .catch(function () { setTimeout(function () { window.location.reload(); }, 3000); });
+    };
+    setTimeout(follow, 700);
   }
 })();
