@@ -48,7 +48,7 @@ For a profile or channel the worst of its posts decides.`,
 		Example: `  monitor capture https://x.com/jack/status/20 --tenant alice --wait
   monitor capture https://x.com/jack --tenant alice --limit 300 --wait
   monitor capture https://t.me/s/durov --tenant alice --wait`,
-		Args:    exactArgs(1, "the URL to archive"),
+		Args: exactArgs(1, "the URL to archive"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := d.loadConfig(cmd)
 			if err != nil {

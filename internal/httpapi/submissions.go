@@ -76,4 +76,3 @@ func (d Deps) members(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, page)
 }
-
