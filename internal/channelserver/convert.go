@@ -144,7 +144,19 @@ func deliveryOf(d app.Delivery) channelapi.Delivery {
 		item := itemOf(*d.Item)
 		w.Item = &item
 	}
+	if d.Collection != nil {
+		c := collectionOf(*d.Collection)
+		w.Collection = &c
+	}
 	return w
+}
+
+func moreRequest(r channelapi.MoreRequest) app.ChannelMoreRequest { return app.ChannelMoreRequest(r) }
+
+func collectionOf(c app.ChannelCollection) channelapi.Collection {
+	return channelapi.Collection{Kind: c.Kind, Title: c.Title, InputURL: c.InputURL, State: c.State, Running: c.Running,
+		Total: c.Total, Archived: c.Archived, Queued: c.Queued, Failed: c.Failed, HasMore: c.HasMore, Stopped: c.Stopped,
+		MoreFrom: c.MoreFrom, Root: c.Root, BatchSize: c.BatchSize, Error: c.Error}
 }
 
 func cacheKey(k channelapi.CacheKey) app.ChannelCacheKey { return app.ChannelCacheKey(k) }
