@@ -153,10 +153,6 @@ func deliveryOf(d app.Delivery) channelapi.Delivery {
 
 func moreRequest(r channelapi.MoreRequest) app.ChannelMoreRequest { return app.ChannelMoreRequest(r) }
 
-func collectionOf(c app.ChannelCollection) channelapi.Collection {
-	return channelapi.Collection{Kind: c.Kind, Title: c.Title, InputURL: c.InputURL, State: c.State, Running: c.Running,
-		Total: c.Total, Archived: c.Archived, Queued: c.Queued, Failed: c.Failed, HasMore: c.HasMore, Stopped: c.Stopped,
-		MoreFrom: c.MoreFrom, Root: c.Root, BatchSize: c.BatchSize, Error: c.Error}
-}
+func collectionOf(c app.ChannelCollection) channelapi.Collection { return channelapi.Collection(c) }
 
 func cacheKey(k channelapi.CacheKey) app.ChannelCacheKey { return app.ChannelCacheKey(k) }

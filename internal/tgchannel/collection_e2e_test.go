@@ -166,3 +166,47 @@ func TestAProfileLinkInChinese(t *testing.T) {
 		require.NotContains(t, c.Text, "archived", "every edit in Chinese")
 	}
 }
+
+// The channel process stops while a profile is archived; core goes on,
+// and the next process brings the progress message to its final counts.
+func TestAProfilesProgressMessageSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tl := w.fx.AddTimeline("restarted", "4444", 40, 20)
+	w.fx.Delay(300 * time.Millisecond)
+	stop := w.start()
+	w.bot.PushPrivateMessage(alice, tl.ProfileURL)
+	status := w.nthMessage(alice.ID, 0, "the status message")
+	id := status.Result[0]
+	w.message(alice.ID, id, "the progress shown", func(m testkit.BotMessage) bool {
+		_, ok := buttonOf(m, "Stop")
+		return ok && strings.HasPrefix(m.Text, "📚 ")
+	})
+	stop()
+	w.fx.Delay(0)
+
+	ctx := context.Background()
+	a := w.core.App()
+	tenant, err := a.TenantByName(ctx, "tg1001")
+	require.NoError(t, err)
+	m := w.bot.ChatMessages(alice.ID)
+	stopBtn, ok := buttonOf(m[len(m)-1], "Stop")
+	require.True(t, ok)
+	root, err := uuid.Parse(strings.TrimPrefix(stopBtn.CallbackData, "x:"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		v, err := a.Submission(ctx, tenant.ID, root)
+		require.NoError(t, err)
+		return v.State == app.StateComplete
+	}, 90*time.Second, 50*time.Millisecond, "core archives the profile meanwhile")
+	before := w.bot.ChatMessages(alice.ID)[len(m)-1]
+	require.NotContains(t, before.Text, "40 of 40", "nobody edited the message while no channel ran")
+
+	w.start()
+	final := w.message(alice.ID, id, "the final counts", func(m testkit.BotMessage) bool {
+		return strings.Contains(m.Text, "40 of 40 posts archived")
+	})
+	require.Equal(t, "📚 Synthetic restarted — 40 of 40 posts archived\n✅ Done: archived to the end.\n"+tl.ProfileURL, final.Text)
+	require.Empty(t, final.Buttons)
+	require.Len(t, w.calls(alice.ID, "sendMessage"), 1, "still the one message")
+}
