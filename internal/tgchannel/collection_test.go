@@ -82,7 +82,9 @@ func TestCollectionProgressMessage(t *testing.T) {
 		{"the first page failed", langEN, chain(func(c *channelapi.Collection) {
 			c.Title, c.State, c.Total, c.Archived, c.HasMore, c.Error = "", "failed", 0, 0, false, "the profile is protected"
 		}), "❌ Could not archive " + profileLink + "\nthe profile is protected", map[string]string{}},
-		{"a channel", langEN, chain(func(c *channelapi.Collection) { c.Kind, c.Title, c.InputURL, c.HasMore = "channel", "Tides", "https://t.me/tides", false }),
+		{"a channel", langEN, chain(func(c *channelapi.Collection) {
+			c.Kind, c.Title, c.InputURL, c.HasMore = "channel", "Tides", "https://t.me/tides", false
+		}),
 			"📣 Tides — 100 of 100 posts archived\n✅ Done: archived to the end.\nhttps://t.me/tides", map[string]string{}},
 		{"running, in Chinese", langZH, chain(func(c *channelapi.Collection) {
 			c.State, c.Running, c.Total, c.Archived, c.Queued, c.Failed, c.HasMore = "downloading", true, 200, 120, 78, 2, false
