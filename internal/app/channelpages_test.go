@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // press is a button press on a bot message.
@@ -128,5 +129,40 @@ func TestChannelProfileProgressMoreAndStop(t *testing.T) {
 		require.ErrorIs(t, err, app.ErrInvalid)
 		_, err = a.ChannelMore(ctx, pw.ID, app.ChannelMoreRequest{Owner: "bot", SubmissionID: res.SubmissionID, Progress: json.RawMessage(`[1]`)})
 		require.ErrorIs(t, err, app.ErrInvalid, "the progress document must be an object")
+	})
+}
+
+// "Fetch 1,000 more" on a profile of 250 posts chains the pages after the
+// first by itself, to the end of the timeline.
+func TestChannelBatchChainsPagesToTheEnd(t *testing.T) {
+	t.Parallel()
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		a := p.app
+		ctx := context.Background()
+		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		ch := hello(t, a)
+		_, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{message(1, 7, tl.ProfileURL)}, NextOffset: 2})
+		require.NoError(t, err)
+		w := claimUpdate(t, a, ch, 1)
+		res, err := a.ChannelCapture(ctx, w.ID, app.ChannelCaptureRequest{Owner: "bot", URL: tl.ProfileURL, StatusMessageID: 500})
+		require.NoError(t, err)
+		require.NoError(t, a.ChannelMessages(ctx, w.ID, "bot", 7, []int64{500}))
+		p.waitSubmission(t, w.Tenant.ID, res.SubmissionID)
+
+		_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{press(2, 7, 7, 500, "b:"+res.SubmissionID.String())}, NextOffset: 3})
+		require.NoError(t, err)
+		bw := claimUpdate(t, a, ch, 2)
+		cc, err := a.ChannelMore(ctx, bw.ID, app.ChannelMoreRequest{Owner: "bot", SubmissionID: res.SubmissionID, Batch: true})
+		require.NoError(t, err)
+		require.True(t, cc.Running)
+		var v app.SubmissionView
+		require.Eventually(t, func() bool {
+			v = p.waitSubmission(t, w.Tenant.ID, res.SubmissionID)
+			return v.Progress.Total == timelinePosts || (!v.HasMore && v.NextSubmission == nil)
+		}, 2*testcore.WaitTimeout, 50*time.Millisecond)
+		require.Equal(t, app.SubmissionProgress{Total: timelinePosts, Complete: timelinePosts}, v.Progress)
+		require.False(t, v.HasMore, "archived to the end")
 	})
 }
