@@ -84,6 +84,7 @@ func TestAProfileLinkShowsOneProgressMessage(t *testing.T) {
 		require.Empty(t, w.calls(group, method), method)
 	}
 	require.Less(t, m.Edits, 30, "edits are coalesced")
+	t.Logf("100 posts: %d edits of the progress message", m.Edits)
 
 	// Bob may not press Alice's buttons.
 	_, cb := w.bot.PushCallback(group, bob, id, more.CallbackData)
