@@ -162,11 +162,12 @@ type ChannelClaimRequest struct {
 // ChannelWork is one claimed item.
 type ChannelWork struct {
 	ID       uuid.UUID
-	Kind     string // ChannelWorkUpdate or ChannelWorkDeliver
+	Kind     string // ChannelWorkUpdate, ChannelWorkDeliver or ChannelWorkProgress
 	Attempts int    // claims so far, this one included
 	// Update is the stored update (ChannelWorkUpdate).
 	Update *ChannelUpdate
-	// SubmissionID is the submission to deliver (ChannelWorkDeliver).
+	// SubmissionID is the submission to deliver (ChannelWorkDeliver), or
+	// the page a progress item follows (ChannelWorkProgress).
 	SubmissionID *uuid.UUID
 	// Progress is what the channel last reported for this item ({} at first).
 	Progress       json.RawMessage
@@ -286,6 +287,10 @@ type Delivery struct {
 	Item *CollectionView
 	// Public says others may "save too".
 	Public bool
+	// Collection is set for a profile or channel link, and for a progress
+	// item: the progress of its chain of pages (State is DeliveryPending
+	// while it runs).
+	Collection *ChannelCollection
 }
 
 // ChannelCacheKey names a media file as sent through one channel account:

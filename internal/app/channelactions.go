@@ -363,7 +363,8 @@ func (a *App) ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) 
 
 // ChannelDelivery says what a deliver item should send: progress while the
 // capture runs, the collection as of the capture's revision when it ended,
-// or why it failed.
+// or why it failed; for a profile or channel link, and for a progress
+// item, the progress of its chain of pages (collectionDelivery).
 func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (Delivery, error) {
 	j, err := a.job(ctx, id, owner)
 	if err != nil {
@@ -373,10 +374,10 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 		return Delivery{}, badRequest("only a deliver work item has a delivery")
 	}
 	sub := j.sub
-	d := Delivery{SubmissionID: sub.ID, InputURL: sub.InputURL}
-	d.ChatID, _ = strconv.ParseInt(sub.ChatID, 10, 64)
-	d.StatusMessageID, _ = strconv.ParseInt(sub.StatusMessageID, 10, 64)
-	d.ReplyToMessageID, _ = strconv.ParseInt(sub.ReplyToMessageID, 10, 64)
+	if sub.RelatedState != store.RelatedNone && !sub.Automatic {
+		return a.collectionDelivery(j) // a profile or channel: its progress
+	}
+	d := deliveryHeader(*sub)
 	c, err := a.store.CaptureGet(j.ctx, sub.CaptureID)
 	if err != nil {
 		return d, err
@@ -412,6 +413,15 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 		d.Error = c.Error
 	}
 	return d, nil
+}
+
+// deliveryHeader is where a submission's delivery goes.
+func deliveryHeader(sub store.Submission) Delivery {
+	d := Delivery{SubmissionID: sub.ID, InputURL: sub.InputURL}
+	d.ChatID, _ = strconv.ParseInt(sub.ChatID, 10, 64)
+	d.StatusMessageID, _ = strconv.ParseInt(sub.StatusMessageID, 10, 64)
+	d.ReplyToMessageID, _ = strconv.ParseInt(sub.ReplyToMessageID, 10, 64)
+	return d
 }
 
 // downloadProgress describes a capture whose media are downloading.

@@ -81,6 +81,10 @@ func (a *App) workView(ctx context.Context, w store.ChannelWork) (ChannelWork, e
 		if sub, err = a.store.SubmissionGet(ctx, *w.SubmissionID); err != nil {
 			return v, err
 		}
+		// A page "fetch more" made speaks as the link's submission.
+		if sub, err = a.chainRootSubmission(ctx, sub); err != nil {
+			return v, err
+		}
 		v.Language, err = a.channelLanguage(ctx, t.ID, a.submissionLanguageCode(ctx, sub))
 	default:
 		v.Language, err = a.channelLanguage(ctx, t.ID, "")
@@ -156,13 +160,9 @@ func (a *App) ChannelRenew(ctx context.Context, id uuid.UUID, owner string) (_ t
 // ChannelProgress replaces the item's progress document; for a deliver
 // item it is also the submission's delivery progress.
 func (a *App) ChannelProgress(ctx context.Context, id uuid.UUID, owner string, progress json.RawMessage) error {
-	doc := []byte(progress)
-	if len(doc) > maxProgressBytes {
-		return badRequest("progress must be at most %d bytes of JSON", maxProgressBytes)
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &obj); err != nil || obj == nil {
-		return badRequest("progress must be a JSON object")
+	doc, err := checkProgressDoc(progress, false)
+	if err != nil {
+		return err
 	}
 	return a.leaseTx(ctx, id, owner, func(ctx context.Context, tx *store.Tx, now time.Time) error {
 		w, err := tx.ChannelWorkProgress(ctx, id, owner, now, doc)
@@ -174,6 +174,23 @@ func (a *App) ChannelProgress(ctx context.Context, id uuid.UUID, owner string, p
 		}
 		return nil
 	})
+}
+
+// checkProgressDoc accepts a progress document: a JSON object of at most
+// maxProgressBytes; with orEmpty, nothing is {}.
+func checkProgressDoc(progress json.RawMessage, orEmpty bool) ([]byte, error) {
+	doc := []byte(progress)
+	if orEmpty && len(doc) == 0 {
+		return []byte("{}"), nil
+	}
+	if len(doc) > maxProgressBytes {
+		return nil, badRequest("progress must be at most %d bytes of JSON", maxProgressBytes)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &obj); err != nil || obj == nil {
+		return nil, badRequest("progress must be a JSON object")
+	}
+	return doc, nil
 }
 
 // ChannelDone ends the item successfully: a delivered submission, a
@@ -308,10 +325,15 @@ func (a *App) job(ctx context.Context, id uuid.UUID, owner string) (*channelJob,
 			return nil, err
 		}
 		j.sub = &sub
-		if sub.IdentityID != nil {
-			j.identityID = *sub.IdentityID
+		// A page "fetch more" made acts for the person who sent the link.
+		root, err := a.chainRootSubmission(ctx, sub)
+		if err != nil {
+			return nil, err
 		}
-		if j.lang, err = a.channelLanguage(ctx, tenantID, a.submissionLanguageCode(ctx, sub)); err != nil {
+		if root.IdentityID != nil {
+			j.identityID = *root.IdentityID
+		}
+		if j.lang, err = a.channelLanguage(ctx, tenantID, a.submissionLanguageCode(ctx, root)); err != nil {
 			return nil, err
 		}
 	default:

@@ -398,6 +398,12 @@ func (a *App) nextPage(ctx context.Context, tx *store.Tx, page store.Submission,
 // made when it was asked before (asking twice is one page), a new one from
 // the stored cursor, or the same page again when it failed.
 func (a *App) More(ctx context.Context, tenantID, submissionID uuid.UUID) (SubmitResult, error) {
+	return a.moreUpTo(ctx, tenantID, submissionID, nil)
+}
+
+// moreUpTo is More for a batch: the new page and the pages it chains by
+// itself make at most *limit children (nil: one page).
+func (a *App) moreUpTo(ctx context.Context, tenantID, submissionID uuid.UUID, limit *int) (SubmitResult, error) {
 	ctx = store.WithTenant(ctx, tenantID)
 	var res SubmitResult
 	err := a.store.InTx(ctx, func(tx *store.Tx) error {
@@ -429,7 +435,7 @@ func (a *App) More(ctx context.Context, tenantID, submissionID uuid.UUID) (Submi
 		} else if cursor == "" {
 			return errorf(ErrConflict, "there is nothing more: this collection is archived to its end")
 		}
-		next, err := a.nextPage(ctx, tx, page, c, cursor, nil)
+		next, err := a.nextPage(ctx, tx, page, c, cursor, limit)
 		if err != nil {
 			return err
 		}

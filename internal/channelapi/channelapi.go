@@ -37,6 +37,12 @@
 //     submission; the channel claims it, reads Delivery until the capture
 //     has ended, sends the result and records progress after every
 //     confirmed message so that a retry never sends confirmed media again.
+//  6. A profile or channel link makes a chain of pages. Its deliver item
+//     shows one progress message: it reads Delivery (Collection set) every
+//     few seconds while the chain runs, edits the message when the counts
+//     changed, and ends with the final counts and the buttons. "Fetch
+//     more" (PathMore) makes the next page and a "progress" item that
+//     follows it the same way; "stop" (PathStop) ends the chain.
 //
 // This package is the protocol's wire types and its client, all a channel
 // process needs; it imports nothing else of Monitor's. Core serves it with
@@ -73,6 +79,8 @@ const (
 	PathToken     = "/channel/v1/work/{id}/token"          // POST Lease → TokenReply
 	PathLoginLink = "/channel/v1/work/{id}/login-link"     // POST Lease → LoginLinkReply
 	PathDelivery  = "/channel/v1/work/{id}/delivery"       // POST Lease → Delivery
+	PathMore      = "/channel/v1/work/{id}/more"           // POST MoreRequest → Collection
+	PathStop      = "/channel/v1/work/{id}/stop"           // POST StopRequest → Collection
 	PathMedia     = "/channel/v1/work/{id}/media/{sha256}" // GET (header X-Lease-Owner) → bytes
 	PathCacheGet  = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
 	PathCachePut  = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
@@ -93,7 +101,14 @@ const (
 	// WorkUpdate handles one stored update (a message or a button press).
 	WorkUpdate = "update"
 	// WorkDeliver sends a submission's result back to where it came from.
+	// For a profile or channel the result is one progress message, which
+	// the deliver item keeps up to date (Delivery.Collection) until the
+	// chain of pages has ended.
 	WorkDeliver = "deliver"
+	// WorkProgress keeps a profile's or channel's progress message up to
+	// date again after "fetch more" made a new page (MoreRequest): its
+	// SubmissionID is that page and its Delivery is the whole chain's.
+	WorkProgress = "progress"
 )
 
 // Update kinds.
@@ -110,6 +125,7 @@ const (
 	CodeNotFound        = "not_found"         // 404: no such item for this tenant (or cache entry)
 	CodeForbidden       = "forbidden"         // 403: e.g. a button pressed by someone other than its requester
 	CodeLeaseLost       = "lease_lost"        // 409: the work (or the poll lease) is not leased to this owner (expired or done)
+	CodeConflict        = "conflict"          // 409: not now, e.g. "fetch more" on a stopped collection or a page still running
 	CodeQuota           = "quota"             // 403: the storage quota does not allow the save
 	CodeLimit           = "limit"             // 429: a tenant limit; RetryAfterSeconds says when it lifts
 	CodeTenantNotActive = "tenant_not_active" // 403: the account awaits approval, is disabled or archived
@@ -248,11 +264,12 @@ type ClaimRequest struct {
 // Work is one claimed item.
 type Work struct {
 	ID       uuid.UUID `json:"id"`
-	Kind     string    `json:"kind"`     // WorkUpdate or WorkDeliver
+	Kind     string    `json:"kind"`     // WorkUpdate, WorkDeliver or WorkProgress
 	Attempts int       `json:"attempts"` // claims so far, this one included
 	// Update is the stored update (WorkUpdate).
 	Update *Update `json:"update,omitempty"`
-	// SubmissionID is the submission to deliver (WorkDeliver).
+	// SubmissionID is the submission to deliver (WorkDeliver), or the page
+	// a progress item follows (WorkProgress).
 	SubmissionID *uuid.UUID `json:"submission_id,omitempty"`
 	// Progress is what the channel last reported for this item ({} at first).
 	Progress       json.RawMessage `json:"progress"`
@@ -518,6 +535,66 @@ type Delivery struct {
 	Item *Item `json:"item,omitempty"`
 	// Public says others may "save too".
 	Public bool `json:"public"`
+	// Collection is set for a profile or channel link: then the delivery
+	// is a progress message over the whole chain of pages, not a post, and
+	// State is DeliveryPending while Collection.Running.
+	Collection *Collection `json:"collection,omitempty"`
+}
+
+// Collection is the progress of a profile, channel or thread: of every
+// page from the first, by the state of the posts (children) they made.
+type Collection struct {
+	// Kind is profile, channel or thread.
+	Kind string `json:"kind"`
+	// Title is the profile's or channel's name ("" until its first page is
+	// read); InputURL is the link as the person sent it.
+	Title    string `json:"title,omitempty"`
+	InputURL string `json:"input_url"`
+	// State is queued, downloading, complete, partial or failed, as GET
+	// /v1/submissions/{id} says; Running while queued or downloading.
+	State   string `json:"state"`
+	Running bool   `json:"running"`
+	// Total counts the posts made so far; Archived those complete or
+	// partial; Failed those that failed; Queued those not ended yet.
+	Total    int `json:"total"`
+	Archived int `json:"archived"`
+	Queued   int `json:"queued"`
+	Failed   int `json:"failed"`
+	// HasMore: once ended, a next page exists ("fetch more").
+	HasMore bool `json:"has_more"`
+	// Stopped: the person stopped the chain; nothing more is made.
+	Stopped bool `json:"stopped"`
+	// MoreFrom is the page a MoreRequest continues after: the chain's last.
+	MoreFrom uuid.UUID `json:"more_from"`
+	// Root is the chain's first page (the submission the link made).
+	Root uuid.UUID `json:"root"`
+	// BatchSize is the most posts one MoreRequest with Batch asks for (the
+	// adapter's max_batch_size; 0 = the adapter takes one page at a time).
+	BatchSize int `json:"batch_size,omitempty"`
+	// Error says what went wrong with a page, in English.
+	Error string `json:"error,omitempty"`
+}
+
+// MoreRequest asks for the page after SubmissionID, a page of a chain
+// (Collection.MoreFrom), on a button press: asking twice for the page
+// after the same one is one page. With Batch it asks for up to
+// Collection.BatchSize posts, over as many pages as that takes. Progress
+// is the first progress document of the WorkProgress item that follows
+// the new page ({} when empty); a repeated request keeps the first one's.
+// The answer is the chain's progress once the page is made.
+type MoreRequest struct {
+	Owner        string          `json:"owner"`
+	SubmissionID uuid.UUID       `json:"submission_id"`
+	Batch        bool            `json:"batch,omitempty"`
+	Progress     json.RawMessage `json:"progress,omitempty"`
+}
+
+// StopRequest stops the chain SubmissionID belongs to, on a button press:
+// no post or page is made after it; posts already being archived finish.
+// The answer is the chain's progress.
+type StopRequest struct {
+	Owner        string    `json:"owner"`
+	SubmissionID uuid.UUID `json:"submission_id"`
 }
 
 // CacheKey names a media file as sent through one channel account:

@@ -194,10 +194,22 @@ func (c *Client) LoginLink(ctx context.Context, id uuid.UUID, owner string) (Log
 	return r, c.call(ctx, workPath(PathLoginLink, id), Lease{Owner: owner}, &r)
 }
 
-// Delivery reads what a deliver item should send.
+// Delivery reads what a deliver (or progress) item should send.
 func (c *Client) Delivery(ctx context.Context, id uuid.UUID, owner string) (Delivery, error) {
 	var r Delivery
 	return r, c.call(ctx, workPath(PathDelivery, id), Lease{Owner: owner}, &r)
+}
+
+// More asks for the next page (or a batch) of a profile or channel.
+func (c *Client) More(ctx context.Context, id uuid.UUID, req MoreRequest) (Collection, error) {
+	var r Collection
+	return r, c.call(ctx, workPath(PathMore, id), req, &r)
+}
+
+// Stop stops a profile's or channel's chain of pages.
+func (c *Client) Stop(ctx context.Context, id uuid.UUID, req StopRequest) (Collection, error) {
+	var r Collection
+	return r, c.call(ctx, workPath(PathStop, id), req, &r)
 }
 
 // Media opens a media file of the item's delivery or collection; the

@@ -144,7 +144,15 @@ func deliveryOf(d app.Delivery) channelapi.Delivery {
 		item := itemOf(*d.Item)
 		w.Item = &item
 	}
+	if d.Collection != nil {
+		c := collectionOf(*d.Collection)
+		w.Collection = &c
+	}
 	return w
 }
+
+func moreRequest(r channelapi.MoreRequest) app.ChannelMoreRequest { return app.ChannelMoreRequest(r) }
+
+func collectionOf(c app.ChannelCollection) channelapi.Collection { return channelapi.Collection(c) }
 
 func cacheKey(k channelapi.CacheKey) app.ChannelCacheKey { return app.ChannelCacheKey(k) }

@@ -51,6 +51,8 @@ func wireError(err error) error {
 		return answer(http.StatusBadRequest, channelapi.CodeInvalid, err.Error())
 	case errors.Is(err, app.ErrNotFound):
 		return answer(http.StatusNotFound, channelapi.CodeNotFound, err.Error())
+	case errors.Is(err, app.ErrConflict):
+		return answer(http.StatusConflict, channelapi.CodeConflict, err.Error())
 	}
 	return err
 }

@@ -54,6 +54,8 @@ func TestAppErrorsMapToTheWireOnce(t *testing.T) {
 			channelapi.Error{Status: http.StatusBadRequest, Code: channelapi.CodeInvalid, Message: "limit must be from 1 to 20: invalid input"}},
 		{"an idempotency key reused", app.ErrIdempotencyMismatch,
 			channelapi.Error{Status: http.StatusBadRequest, Code: channelapi.CodeInvalid, Message: "idempotency key reused"}},
+		{"not now", fmt.Errorf("this collection was stopped: %w", app.ErrConflict),
+			channelapi.Error{Status: http.StatusConflict, Code: channelapi.CodeConflict, Message: "this collection was stopped: conflict"}},
 		{"not found", app.ErrNotFound,
 			channelapi.Error{Status: http.StatusNotFound, Code: channelapi.CodeNotFound, Message: "not found"}},
 		{"the server's own answer", invalid("work id %q is not a UUID", "x"),

@@ -90,6 +90,14 @@ func (s *server) routes(mux *http.ServeMux) {
 		d, err := s.svc.ChannelDelivery(ctx, id, in.Owner)
 		return deliveryOf(d), err
 	}))
+	post(channelapi.PathMore, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.MoreRequest) (channelapi.Collection, error) {
+		c, err := s.svc.ChannelMore(ctx, id, moreRequest(in))
+		return collectionOf(c), err
+	}))
+	post(channelapi.PathStop, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.StopRequest) (channelapi.Collection, error) {
+		c, err := s.svc.ChannelStop(ctx, id, in.Owner, in.SubmissionID)
+		return collectionOf(c), err
+	}))
 	mux.HandleFunc("GET "+channelapi.PathMedia, s.media)
 	post(channelapi.PathCacheGet, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheKey) (channelapi.CacheEntry, error) {
 		remote, err := s.svc.ChannelCacheGet(ctx, cacheKey(in))

@@ -56,6 +56,11 @@ type Service interface {
 	// ChannelLoginLink is an app.ErrForbidden outside a private chat.
 	ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) (app.ChannelLoginLink, error)
 	ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (app.Delivery, error)
+	// ChannelMore and ChannelStop are the buttons of a profile's or
+	// channel's progress message: app.ErrForbidden for someone else's,
+	// app.ErrConflict when the chain cannot go on now.
+	ChannelMore(ctx context.Context, id uuid.UUID, req app.ChannelMoreRequest) (app.ChannelCollection, error)
+	ChannelStop(ctx context.Context, id uuid.UUID, owner string, submissionID uuid.UUID) (app.ChannelCollection, error)
 	// ChannelMedia opens a media file of the item's delivery or of the
 	// tenant's saved collections; the caller closes it.
 	ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, app.MediaFile, error)

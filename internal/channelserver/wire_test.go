@@ -18,6 +18,7 @@ func TestWireAndAppAgreeOnTheProtocolsWords(t *testing.T) {
 	require.Equal(t, channelapi.LeaseTTL, app.ChannelLeaseTTL)
 	require.Equal(t, channelapi.WorkUpdate, app.ChannelWorkUpdate)
 	require.Equal(t, channelapi.WorkDeliver, app.ChannelWorkDeliver)
+	require.Equal(t, channelapi.WorkProgress, app.ChannelWorkProgress)
 	require.Equal(t, channelapi.UpdateMessage, app.ChannelUpdateMessage)
 	require.Equal(t, channelapi.UpdateCallback, app.ChannelUpdateCallback)
 	require.Equal(t, channelapi.DeliveryPending, app.DeliveryPending)

@@ -69,6 +69,11 @@ const (
 	// f:<page>: a /search page; the query is in the pressed message
 	// (searchQueryOf), so the data stays a few bytes for any query.
 	btnSearch = "f"
+	// m:<page>, b:<page>: fetch one more page, or a batch, after a page of
+	// a profile or channel; x:<first page>: stop its chain.
+	btnMore  = "m"
+	btnBatch = "b"
+	btnStop  = "x"
 )
 
 // maxLinks is how many links one message may ask to archive; each gets
@@ -93,6 +98,9 @@ func newRegistry() *registry {
 			{prefix: btnPage, parse: checkPageArg, run: (*job).btnPage},
 			{prefix: btnSave, parse: checkUUID, run: (*job).btnSave},
 			{prefix: btnSearch, parse: checkSearchPage, run: (*job).btnSearch},
+			{prefix: btnMore, parse: checkUUID, run: (*job).btnMore},
+			{prefix: btnBatch, parse: checkUUID, run: (*job).btnBatch},
+			{prefix: btnStop, parse: checkUUID, run: (*job).btnStop},
 		},
 	}
 }

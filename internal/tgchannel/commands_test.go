@@ -124,6 +124,9 @@ func TestRegistryValidatesCallbacks(t *testing.T) {
 		callbackData(btnSave, id),
 		pageData(12, id),
 		pageData(math.MaxInt16, id),
+		callbackData(btnMore, id),
+		callbackData(btnBatch, id),
+		callbackData(btnStop, id),
 	} {
 		require.LessOrEqual(t, len(data), 64)
 		b, arg, err := r.parseCallback(data)
@@ -131,7 +134,7 @@ func TestRegistryValidatesCallbacks(t *testing.T) {
 		require.Equal(t, data[:1], b.prefix)
 		require.Equal(t, data[2:], arg)
 	}
-	for _, bad := range []string{"", "v", "v:", "v:not-a-uuid", "x:" + id.String(), "l:1:" + id.String(), "l:2", "l:two:" + id.String()} {
+	for _, bad := range []string{"", "v", "v:", "v:not-a-uuid", "z:" + id.String(), "l:1:" + id.String(), "l:2", "l:two:" + id.String()} {
 		_, _, err := r.parseCallback(bad)
 		require.Error(t, err, bad)
 	}

@@ -70,7 +70,8 @@ type delivery struct {
 	reps []string // per media: its representation, "" when it cannot be sent
 }
 
-// deliver handles a deliver item.
+// deliver handles a deliver item (and a progress item, which follows a
+// profile's or channel's chain like the link's deliver item).
 func (j *job) deliver(ctx context.Context) error {
 	if j.w.SubmissionID == nil {
 		return &failWork{reason: "deliver work without a submission"}
@@ -83,6 +84,12 @@ func (j *job) deliver(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if d.Collection != nil {
+		return j.followCollection(ctx, d) // a profile or channel: one progress message
+	}
+	if j.w.Kind == channelapi.WorkProgress {
+		return &failWork{reason: "a progress item whose submission is not a profile or channel"}
 	}
 	dl := &delivery{j: j, d: d, p: &p}
 	switch d.State {

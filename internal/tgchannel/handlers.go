@@ -145,6 +145,8 @@ func userError(l locale, err error) (string, bool) {
 		return l.t("err.invalid", msg), true
 	case channelapi.CodeForbidden:
 		return l.t("err.forbidden", msg), true
+	case channelapi.CodeConflict:
+		return l.t("err.conflict", msg), true
 	}
 	return "", false
 }

@@ -103,6 +103,7 @@ var catalog = map[string]map[locale]string{
 	"err.not_found":   {langEN: "⚠️ %s", langZH: "⚠️ 没有找到。（%s）"},
 	"err.invalid":     {langEN: "⚠️ %s", langZH: "⚠️ 请求无效。（%s）"},
 	"err.forbidden":   {langEN: "⚠️ %s", langZH: "⚠️ 不能这样做。（%s）"},
+	"err.conflict":    {langEN: "⚠️ %s", langZH: "⚠️ 现在不能这样做。（%s）"},
 
 	// /start.
 	"start.hi":    {langEN: "👋 Hi %s! I keep an archive of posts for you.\n\n", langZH: "👋 你好，%s！我会为你保存帖子的存档。\n\n"},
@@ -134,6 +135,24 @@ var catalog = map[string]map[locale]string{
 	"progress.queued":      {langEN: "waiting for its turn", langZH: "正在排队"},
 	"progress.downloading": {langEN: "downloading media %d of %d", langZH: "正在下载媒体：第 %d 个，共 %d 个"},
 	"progress.saving":      {langEN: "saving the post", langZH: "正在保存帖子"},
+
+	// A profile or channel: one progress message for all its posts.
+	"coll.head":           {langEN: "%s %s — %s of %s posts archived", langZH: "%s %s — 已存档 %s 条帖子，共 %s 条"},
+	"coll.failed":         {langEN: " · %s failed", langZH: " · %s 条失败"},
+	"coll.reading":        {langEN: "⏳ Reading the first page…", langZH: "⏳ 正在读取第一页…"},
+	"coll.running":        {langEN: "⏳ Archiving… %s waiting", langZH: "⏳ 正在存档… 还有 %s 条在排队"},
+	"coll.next_page":      {langEN: "⏳ Reading the next page…", langZH: "⏳ 正在读取下一页…"},
+	"coll.stopped":        {langEN: "⏹ Stopped: nothing new is started; posts already on their way finish.", langZH: "⏹ 已停止：不再开始新的存档；已在进行中的帖子会完成。"},
+	"coll.more":           {langEN: "✅ Done for now — there are more posts.", langZH: "✅ 这一批完成了，还有更多帖子。"},
+	"coll.end":            {langEN: "✅ Done: archived to the end.", langZH: "✅ 完成：已存档到最后一条。"},
+	"coll.problems":       {langEN: "⚠️ Done, with problems.", langZH: "⚠️ 完成了，但有问题。"},
+	"coll.problems_more":  {langEN: "⚠️ Done for now, with problems — there are more posts.", langZH: "⚠️ 这一批完成了，但有问题；还有更多帖子。"},
+	"coll.stop":           {langEN: "⏹ Stop", langZH: "⏹ 停止"},
+	"coll.more_button":    {langEN: "⏬ Fetch more", langZH: "⏬ 获取更多"},
+	"coll.batch_button":   {langEN: "⏬ Fetch %s more", langZH: "⏬ 再获取 %s 条"},
+	"coll.fetching":       {langEN: "⏬ Fetching more…", langZH: "⏬ 正在获取更多…"},
+	"coll.fetching_batch": {langEN: "⏬ Fetching up to %s more…", langZH: "⏬ 正在获取最多 %s 条…"},
+	"coll.stopped_toast":  {langEN: "⏹ Stopped.", langZH: "⏹ 已停止。"},
 
 	// "Save too".
 	"save.saved":           {langEN: "✅ Saved to your archive.", langZH: "✅ 已保存到你的收藏。"},

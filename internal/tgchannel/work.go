@@ -121,7 +121,7 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 	case err != nil:
 	case w.Kind == channelapi.WorkUpdate:
 		err = j.handleUpdate(wctx)
-	case w.Kind == channelapi.WorkDeliver:
+	case w.Kind == channelapi.WorkDeliver || w.Kind == channelapi.WorkProgress:
 		err = j.deliver(wctx)
 	default:
 		err = &failWork{reason: fmt.Sprintf("this channel does not know work of kind %q", w.Kind)}
