@@ -189,10 +189,77 @@ func (b *searchBuilder) cond(e SearchExpr) (string, error) {
 	return "", fmt.Errorf("store: search condition %s:%s", e.Op, e.Value)
 }
 
+// searchDriveLimit is where a search stops reading from its index: when
+// the terms every result must contain match fewer documents than this, the
+// search reads those documents and sorts their saves (the work grows with
+// the matches); with more, it walks the tenant's saves newest first and
+// stops at a full page, which a term that common fills within a few
+// hundred rows. Either way a page costs a bounded number of rows on a
+// large archive; measured in internal/app's BenchmarkSearch.
+const searchDriveLimit = 2000
+
+// requiredTerms are the text terms of 3 or more characters (lower case)
+// that every match of e contains: e itself or the terms of its top AND.
+func requiredTerms(e *SearchExpr) []string {
+	if e == nil {
+		return nil
+	}
+	kids := []SearchExpr{*e}
+	if e.Op == "and" {
+		kids = e.Kids
+	}
+	var out []string
+	for _, k := range kids {
+		t := k.Value
+		switch k.Op {
+		case "tag":
+			t = "#" + t
+		case "text":
+		default:
+			continue
+		}
+		if utf8.RuneCountInString(t) >= 3 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// searchMatchCount is how many documents (up to limit) contain every
+// one of terms, counted in the index alone.
+func (s *Store) searchMatchCount(ctx context.Context, qr querier, terms []string, limit int) (int, error) {
+	b := &searchBuilder{d: s.d}
+	var q string
+	if s.d.name() == "sqlite" {
+		q = `SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ` + b.arg(ftsAll(terms)) +
+			` LIMIT ` + itoa(limit) + `)`
+	} else {
+		conds := make([]string, len(terms))
+		for i, t := range terms {
+			conds[i] = `sd.doc LIKE ` + b.arg("%"+likeEscape(t)+"%") + ` ESCAPE '\'`
+		}
+		q = `SELECT count(*) FROM (SELECT 1 FROM search_docs sd WHERE ` + strings.Join(conds, " AND ") +
+			` LIMIT ` + itoa(limit) + `) x`
+	}
+	var n int
+	err := qr.QueryRowContext(ctx, q, b.args...).Scan(&n)
+	return n, err
+}
+
+// ftsAll is the FTS5 query for documents that contain every term.
+func ftsAll(terms []string) string {
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(parts, " AND ")
+}
+
 // Search lists the tenant's saved collections whose current revision
 // matches q.Where: newest save first, or by score when q.Rank is set;
-// at most q.Limit rows after q.After. One query; collections the tenant
-// did not save, or may not see, are never read.
+// at most q.Limit rows after q.After. Collections the tenant did not
+// save, or may not see, are never read. How the rows are read depends on
+// how many documents the required terms match (searchDriveLimit).
 func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) ([]SearchRow, error) {
 	b := &searchBuilder{d: s.d, args: []any{tenantID, PublicScope}}
 	where := "1 = 1"
@@ -211,23 +278,71 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 		}
 		score = strings.Join(parts, " + ")
 	}
-	inner := `SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
+	cols := `c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
 			c.external_id, c.adapter_id, c.source_url, c.claimed_visibility, c.current_revision_id, c.created_at, c.updated_at,
-			tc.saved_at, (` + score + `) AS score
-		 FROM tenant_collections tc
+			tc.saved_at, (` + score + `) AS score`
+	// build is the query: fromIndex reads the documents the required terms
+	// match first; otherwise the tenant's saves are read, newest first when
+	// the sort allows it.
+	base := len(b.args)
+	build := func(fromIndex bool, terms []string) string {
+		b.args = b.args[:base]
+		from := ` FROM tenant_collections tc
 		 JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)
 		 LEFT JOIN search_docs sd ON sd.revision_id = c.current_revision_id
 		 WHERE tc.tenant_id = $1 AND (` + where + `)`
-	outer := `SELECT * FROM (` + inner + `) x`
-	if a := q.After; a != nil {
-		sc, at, id := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
-		outer += ` WHERE (x.score < ` + sc + ` OR (x.score = ` + sc + ` AND (x.saved_at < ` + at +
-			` OR (x.saved_at = ` + at + ` AND x.id < ` + id + `))))`
+		if fromIndex {
+			// A required term's document exists, so the joins are inner;
+			// SQLite's CROSS JOIN keeps the order: index, collection, save.
+			join, match := " JOIN ", ""
+			if s.d.name() == "sqlite" {
+				join = " CROSS JOIN "
+				match = ` AND sd.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ` + b.arg(ftsAll(terms)) + `)`
+			} else {
+				// Bare, so pg_trgm's GIN index answers it.
+				for _, t := range terms {
+					match += ` AND sd.doc LIKE ` + b.arg("%"+likeEscape(t)+"%") + ` ESCAPE '\'`
+				}
+			}
+			from = ` FROM search_docs sd` + join + `collections c ON c.current_revision_id = sd.revision_id
+				AND (c.data_scope = $2 OR c.data_scope = $1)` + join + `tenant_collections tc ON tc.tenant_id = $1 AND tc.collection_id = c.id
+			 WHERE (` + where + `)` + match
+		}
+		if len(q.Rank) == 0 {
+			// Newest first: the order of tenant_collections_saved_idx, so a
+			// walk of the saves stops at a full page.
+			sel := `SELECT ` + cols + from
+			if a := q.After; a != nil {
+				sc, at, id := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
+				sel += ` AND (0 < ` + sc + ` OR (0 = ` + sc + ` AND (tc.saved_at < ` + at +
+					` OR (tc.saved_at = ` + at + ` AND tc.collection_id < ` + id + `))))`
+			}
+			return sel + ` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(q.Limit)
+		}
+		outer := `SELECT * FROM (SELECT ` + cols + from + `) x`
+		if a := q.After; a != nil {
+			sc, at, id := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
+			outer += ` WHERE (x.score < ` + sc + ` OR (x.score = ` + sc + ` AND (x.saved_at < ` + at +
+				` OR (x.saved_at = ` + at + ` AND x.id < ` + id + `))))`
+		}
+		return outer + ` ORDER BY x.score DESC, x.saved_at DESC, x.id DESC LIMIT ` + itoa(q.Limit)
 	}
-	outer += ` ORDER BY x.score DESC, x.saved_at DESC, x.id DESC LIMIT ` + itoa(q.Limit)
 	var out []SearchRow
 	err := s.view(ctx, func(qr querier) error {
-		rows, err := qr.QueryContext(ctx, outer, b.args...)
+		fromIndex := false
+		terms := requiredTerms(q.Where)
+		limit := searchDriveLimit
+		if s.searchDrive != 0 {
+			limit = s.searchDrive
+		}
+		if len(terms) > 0 && limit > 0 {
+			n, err := s.searchMatchCount(ctx, qr, terms, limit)
+			if err != nil {
+				return err
+			}
+			fromIndex = n < limit
+		}
+		rows, err := qr.QueryContext(ctx, build(fromIndex, terms), b.args...)
 		if err != nil {
 			return err
 		}
