@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -113,15 +114,29 @@ func (b *searchBuilder) arg(v any) string {
 
 var searchCmps = map[string]bool{"<": true, "<=": true, ">": true, ">=": true}
 
-// textCond is true when the document contains the lower-case term: the
-// trigram index for 3 runes or more in SQLite (pg_trgm's GIN index
-// answers the LIKE in PostgreSQL), LIKE on the row otherwise.
+// textCond is true when the document contains the lower-case term. It
+// is LIKE on the row, which is cheap on the rows a search reads (the index
+// only picks them: Search), except in SQLite for a term of 3 runes or
+// more with a letter that has case beyond ASCII ("école"): SQLite's lower()
+// and LIKE fold ASCII only, and the trigram index folds every script, so
+// such a term is looked up in the index to find "ÉCOLE" too.
 func (b *searchBuilder) textCond(term string) string {
-	if b.d.name() == "sqlite" && utf8.RuneCountInString(term) >= 3 {
+	if b.d.name() == "sqlite" && utf8.RuneCountInString(term) >= 3 && !asciiCaseOnly(term) {
 		return `coalesce(sd.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ` +
 			b.arg(`"`+strings.ReplaceAll(term, `"`, `""`)+`"`) + `), 0) = 1`
 	}
 	return `coalesce(sd.doc, '') LIKE ` + b.arg("%"+likeEscape(term)+"%") + ` ESCAPE '\'`
+}
+
+// asciiCaseOnly is true when no rune of s outside ASCII has case (CJK,
+// digits, emoji and ASCII letters have none that LIKE misses).
+func asciiCaseOnly(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf && (unicode.ToLower(r) != r || unicode.ToUpper(r) != r || unicode.ToTitle(r) != r) {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *searchBuilder) cond(e SearchExpr) (string, error) {
@@ -189,14 +204,17 @@ func (b *searchBuilder) cond(e SearchExpr) (string, error) {
 	return "", fmt.Errorf("store: search condition %s:%s", e.Op, e.Value)
 }
 
-// searchDriveLimit is where a search stops reading from its index: when
-// the terms every result must contain match fewer documents than this, the
-// search reads those documents and sorts their saves (the work grows with
-// the matches); with more, it walks the tenant's saves newest first and
-// stops at a full page, which a term that common fills within a few
-// hundred rows. Either way a page costs a bounded number of rows on a
-// large archive; measured in internal/app's BenchmarkSearch.
-const searchDriveLimit = 2000
+// searchDriveLimit is where a search stops reading from its index first.
+// When the terms every result must contain match fewer documents than
+// this, the search reads those documents and sorts their saves (work
+// grows with the matches, about 10 µs each); with more, it walks the
+// tenant's saves newest first and stops at a full page (work grows with
+// saves/matches rows, about 1 µs each, and a term this common fills a page
+// within a few thousand rows of 100,000). The two cost the same near 500
+// matches on 100,000 saves (internal/app's BenchmarkSearch); a query with
+// no such term always walks, so a rare filter alone (has:poll) reads every
+// save.
+const searchDriveLimit = 500
 
 // requiredTerms are the text terms of 3 or more characters (lower case)
 // that every match of e contains: e itself or the terms of its top AND.
@@ -335,7 +353,13 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 		if s.searchDrive != 0 {
 			limit = s.searchDrive
 		}
-		if len(terms) > 0 && limit > 0 {
+		switch {
+		case len(terms) == 0 || limit < 0:
+		case len(q.Rank) > 0:
+			// Ranked: every match is scored, so a walk would not stop
+			// early; reading the matches costs less.
+			fromIndex = true
+		default:
 			n, err := s.searchMatchCount(ctx, qr, terms, limit)
 			if err != nil {
 				return err

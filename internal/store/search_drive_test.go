@@ -69,4 +69,3 @@ func TestSearchReadsTheSameEitherWay(t *testing.T) {
 		require.NotEmpty(t, all(store.SearchQuery{Where: &store.SearchExpr{Op: "text", Value: "harbour"}}))
 	})
 }
-
