@@ -273,6 +273,26 @@ func ftsAll(terms []string) string {
 	return strings.Join(parts, " AND ")
 }
 
+// after is the condition (with a leading AND) that a newest-first row
+// comes after the cursor a, "" without one. Newest first, every score is 0.
+func (b *searchBuilder) after(a *SearchCursor, id string) string {
+	if a == nil {
+		return ""
+	}
+	sc, at, cid := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
+	return ` AND (0 < ` + sc + ` OR (0 = ` + sc + ` AND (tc.saved_at < ` + at +
+		` OR (tc.saved_at = ` + at + ` AND ` + id + ` < ` + cid + `))))`
+}
+
+// searchSlice is how many of the newest saves PostgreSQL's walk reads
+// before it gives up on the slice and lets the planner read everything.
+// PostgreSQL cannot use the trigram index here: LIKE is not leakproof, so
+// under row-level security it is never an index condition, and the
+// planner, which believes any LIKE '%…%' is rare, would join every save
+// and sort. A slice in index order stops early for every term or filter
+// found in one save in a hundred or more.
+const searchSlice = 2000
+
 // Search lists the tenant's saved collections whose current revision
 // matches q.Where: newest save first, or by score when q.Rank is set;
 // at most q.Limit rows after q.After. Collections the tenant did not
@@ -303,9 +323,16 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 	// match first; otherwise the tenant's saves are read, newest first when
 	// the sort allows it.
 	base := len(b.args)
-	build := func(fromIndex bool, terms []string) string {
+	build := func(fromIndex bool, terms []string, slice int) string {
 		b.args = b.args[:base]
-		from := ` FROM tenant_collections tc
+		saves := `tenant_collections tc`
+		if slice > 0 {
+			// The newest slice of the saves (after the cursor), which
+			// PostgreSQL walks in index order; see Search.
+			saves = `(SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1` + b.after(q.After, "tc.collection_id") +
+				` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(slice) + `) tc`
+		}
+		from := ` FROM ` + saves + `
 		 JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)
 		 LEFT JOIN search_docs sd ON sd.revision_id = c.current_revision_id
 		 WHERE tc.tenant_id = $1 AND (` + where + `)`
@@ -316,11 +343,6 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 			if s.d.name() == "sqlite" {
 				join = " CROSS JOIN "
 				match = ` AND sd.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ` + b.arg(ftsAll(terms)) + `)`
-			} else {
-				// Bare, so pg_trgm's GIN index answers it.
-				for _, t := range terms {
-					match += ` AND sd.doc LIKE ` + b.arg("%"+likeEscape(t)+"%") + ` ESCAPE '\'`
-				}
 			}
 			from = ` FROM search_docs sd` + join + `collections c ON c.current_revision_id = sd.revision_id
 				AND (c.data_scope = $2 OR c.data_scope = $1)` + join + `tenant_collections tc ON tc.tenant_id = $1 AND tc.collection_id = c.id
@@ -330,10 +352,8 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 			// Newest first: the order of tenant_collections_saved_idx, so a
 			// walk of the saves stops at a full page.
 			sel := `SELECT ` + cols + from
-			if a := q.After; a != nil {
-				sc, at, id := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
-				sel += ` AND (0 < ` + sc + ` OR (0 = ` + sc + ` AND (tc.saved_at < ` + at +
-					` OR (tc.saved_at = ` + at + ` AND tc.collection_id < ` + id + `))))`
+			if slice == 0 {
+				sel += b.after(q.After, "tc.collection_id")
 			}
 			return sel + ` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(q.Limit)
 		}
@@ -353,6 +373,9 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 		if s.searchDrive != 0 {
 			limit = s.searchDrive
 		}
+		if s.d.name() == "postgres" {
+			return s.searchPostgres(ctx, qr, q, terms, build, b, &out)
+		}
 		switch {
 		case len(terms) == 0 || limit < 0:
 		case len(q.Rank) > 0:
@@ -366,26 +389,51 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 			}
 			fromIndex = n < limit
 		}
-		rows, err := qr.QueryContext(ctx, build(fromIndex, terms), b.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r SearchRow
-			var cur uuid.NullUUID
-			c := &r.Collection
-			if err := rows.Scan(&c.ID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.Platform, &c.EntityType,
-				&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &c.ClaimedVisibility, &cur, &c.CreatedAt, &c.UpdatedAt,
-				&r.SavedAt, &r.Score); err != nil {
-				return err
-			}
-			if cur.Valid {
-				c.CurrentRevisionID = &cur.UUID
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
+		var err error
+		out, err = scanSearch(ctx, qr, build(fromIndex, terms, 0), b.args)
+		return err
 	})
 	return out, wrap(s.d, "search", err)
+}
+
+// searchPostgres runs a search on PostgreSQL: a newest-first search walks
+// the newest searchSlice saves, and only when they hold less than a page
+// asks for every match (the walk's rows again, then the rest).
+func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, terms []string,
+	build func(bool, []string, int) string, b *searchBuilder, out *[]SearchRow) error {
+	if len(q.Rank) == 0 && s.searchDrive <= 0 {
+		rows, err := scanSearch(ctx, qr, build(false, terms, searchSlice), b.args)
+		if err != nil || len(rows) == q.Limit {
+			*out = rows
+			return err
+		}
+	}
+	rows, err := scanSearch(ctx, qr, build(len(terms) > 0 && s.searchDrive >= 0, terms, 0), b.args)
+	*out = rows
+	return err
+}
+
+// scanSearch runs a search's query and reads its rows.
+func scanSearch(ctx context.Context, qr querier, query string, args []any) ([]SearchRow, error) {
+	rows, err := qr.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SearchRow
+	for rows.Next() {
+		var r SearchRow
+		var cur uuid.NullUUID
+		c := &r.Collection
+		if err := rows.Scan(&c.ID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.Platform, &c.EntityType,
+			&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &c.ClaimedVisibility, &cur, &c.CreatedAt, &c.UpdatedAt,
+			&r.SavedAt, &r.Score); err != nil {
+			return nil, err
+		}
+		if cur.Valid {
+			c.CurrentRevisionID = &cur.UUID
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
