@@ -289,9 +289,9 @@ func (b *searchBuilder) after(a *SearchCursor, id string) string {
 // PostgreSQL cannot use the trigram index here: LIKE is not leakproof, so
 // under row-level security it is never an index condition, and the
 // planner, which believes any LIKE '%…%' is rare, would join every save
-// and sort. A slice in index order stops early for every term or filter
-// found in one save in a hundred or more.
-const searchSlice = 2000
+// and sort. The walk stops early for every term or filter found in one
+// save in fifty or more (measured in internal/app's BenchmarkSearch).
+const searchSlice = 1000
 
 // Search lists the tenant's saved collections whose current revision
 // matches q.Where: newest save first, or by score when q.Rank is set;
@@ -325,17 +325,22 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 	base := len(b.args)
 	build := func(fromIndex bool, terms []string, slice int) string {
 		b.args = b.args[:base]
-		saves := `tenant_collections tc`
-		if slice > 0 {
-			// The newest slice of the saves (after the cursor), which
-			// PostgreSQL walks in index order; see Search.
-			saves = `(SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1` + b.after(q.After, "tc.collection_id") +
-				` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(slice) + `) tc`
-		}
-		from := ` FROM ` + saves + `
+		from := ` FROM tenant_collections tc
 		 JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)
 		 LEFT JOIN search_docs sd ON sd.revision_id = c.current_revision_id
 		 WHERE tc.tenant_id = $1 AND (` + where + `)`
+		if slice > 0 {
+			// The newest slice of the saves (after the cursor), each joined
+			// by its own index lookups (LATERAL ... OFFSET 0 keeps the
+			// planner from hashing the tables whole), so PostgreSQL walks
+			// it in order and stops at a full page; see searchSlice.
+			from = ` FROM (SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1` + b.after(q.After, "tc.collection_id") +
+				` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(slice) + `) tc
+			 CROSS JOIN LATERAL (SELECT * FROM collections c WHERE c.id = tc.collection_id
+				AND (c.data_scope = $2 OR c.data_scope = $1) OFFSET 0) c
+			 LEFT JOIN LATERAL (SELECT * FROM search_docs sd WHERE sd.revision_id = c.current_revision_id OFFSET 0) sd ON true
+			 WHERE (` + where + `)`
+		}
 		if fromIndex {
 			// A required term's document exists, so the joins are inner;
 			// SQLite's CROSS JOIN keeps the order: index, collection, save.
