@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -243,25 +244,32 @@ func requiredTerms(e *SearchExpr) []string {
 	return out
 }
 
-// searchMatchCount is how many documents (up to limit) contain every
-// one of terms, counted in the index alone.
-func (s *Store) searchMatchCount(ctx context.Context, qr querier, terms []string, limit int) (int, error) {
-	b := &searchBuilder{d: s.d}
-	var q string
-	if s.d.name() == "sqlite" {
-		q = `SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ` + b.arg(ftsAll(terms)) +
-			` LIMIT ` + itoa(limit) + `)`
-	} else {
-		conds := make([]string, len(terms))
-		for i, t := range terms {
-			conds[i] = `sd.doc LIKE ` + b.arg("%"+likeEscape(t)+"%") + ` ESCAPE '\'`
-		}
-		q = `SELECT count(*) FROM (SELECT 1 FROM search_docs sd WHERE ` + strings.Join(conds, " AND ") +
-			` LIMIT ` + itoa(limit) + `) x`
+// sqliteMatches are the rowids of the search documents (up to limit)
+// that contain every one of terms, found in the FTS5 index alone, as a
+// JSON array the search reads back with json_each instead of asking the
+// index twice.
+func sqliteMatches(ctx context.Context, qr querier, terms []string, limit int) (string, int, error) {
+	rows, err := qr.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH $1 LIMIT `+itoa(limit), ftsAll(terms))
+	if err != nil {
+		return "", 0, err
 	}
-	var n int
-	err := qr.QueryRowContext(ctx, q, b.args...).Scan(&n)
-	return n, err
+	defer rows.Close()
+	var b strings.Builder
+	b.WriteByte('[')
+	n := 0
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return "", 0, err
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id, 10))
+		n++
+	}
+	b.WriteByte(']')
+	return b.String(), n, rows.Err()
 }
 
 // ftsAll is the FTS5 query for documents that contain every term.
@@ -323,6 +331,7 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 	// match first; otherwise the tenant's saves are read, newest first when
 	// the sort allows it.
 	base := len(b.args)
+	matches := "" // SQLite: the required terms' documents, when few (sqliteMatches)
 	build := func(fromIndex bool, terms []string, slice int) string {
 		b.args = b.args[:base]
 		from := ` FROM tenant_collections tc
@@ -348,6 +357,9 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 			if s.d.name() == "sqlite" {
 				join = " CROSS JOIN "
 				match = ` AND sd.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ` + b.arg(ftsAll(terms)) + `)`
+				if matches != "" {
+					match = ` AND sd.id IN (SELECT value FROM json_each(` + b.arg(matches) + `))`
+				}
 			}
 			from = ` FROM search_docs sd` + join + `collections c ON c.current_revision_id = sd.revision_id
 				AND (c.data_scope = $2 OR c.data_scope = $1)` + join + `tenant_collections tc ON tc.tenant_id = $1 AND tc.collection_id = c.id
@@ -388,11 +400,13 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 			// early; reading the matches costs less.
 			fromIndex = true
 		default:
-			n, err := s.searchMatchCount(ctx, qr, terms, limit)
+			ids, n, err := sqliteMatches(ctx, qr, terms, limit)
 			if err != nil {
 				return err
 			}
-			fromIndex = n < limit
+			if fromIndex = n < limit; fromIndex {
+				matches = ids
+			}
 		}
 		var err error
 		out, err = scanSearch(ctx, qr, build(fromIndex, terms, 0), b.args)
