@@ -364,6 +364,20 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 			from = ` FROM search_docs sd` + join + `collections c ON c.current_revision_id = sd.revision_id
 				AND (c.data_scope = $2 OR c.data_scope = $1)` + join + `tenant_collections tc ON tc.tenant_id = $1 AND tc.collection_id = c.id
 			 WHERE (` + where + `)` + match
+			if s.d.name() == "postgres" {
+				// Every document is read (no index answers LIKE under RLS,
+				// searchSlice), and each match is joined by index lookups:
+				// the planner, misjudging LIKE, would hash every table.
+				conds := make([]string, len(terms))
+				for i, t := range terms {
+					conds[i] = `sd.doc LIKE ` + b.arg("%"+likeEscape(t)+"%") + ` ESCAPE '\'`
+				}
+				from = ` FROM (SELECT * FROM search_docs sd WHERE ` + strings.Join(conds, " AND ") + ` OFFSET 0) sd
+				 CROSS JOIN LATERAL (SELECT * FROM collections c WHERE c.current_revision_id = sd.revision_id
+					AND (c.data_scope = $2 OR c.data_scope = $1) OFFSET 0) c
+				 CROSS JOIN LATERAL (SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1 AND tc.collection_id = c.id OFFSET 0) tc
+				 WHERE (` + where + `)`
+			}
 		}
 		if len(q.Rank) == 0 {
 			// Newest first: the order of tenant_collections_saved_idx, so a
