@@ -298,8 +298,8 @@ func (b *searchBuilder) after(a *SearchCursor, id string) string {
 // under row-level security it is never an index condition, and the
 // planner, which believes any LIKE '%…%' is rare, would join every save
 // and sort. The walk stops early for every term or filter found in one
-// save in fifty or more (measured in internal/app's BenchmarkSearch).
-const searchSlice = 1000
+// save in 250 or more (measured in internal/app's BenchmarkSearch).
+const searchSlice = 5000
 
 // Search lists the tenant's saved collections whose current revision
 // matches q.Where: newest save first, or by score when q.Rank is set;
