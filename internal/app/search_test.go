@@ -304,7 +304,7 @@ func TestSearchLiveCapturesRefreshAndDelete(t *testing.T) {
 }
 
 // rawDB opens the store's database directly, to look at what no API shows.
-func rawDB(t *testing.T, url string) *sql.DB {
+func rawDB(t testing.TB, url string) *sql.DB {
 	t.Helper()
 	driver, dsn := "pgx", url
 	if p, ok := strings.CutPrefix(url, "sqlite://"); ok {

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -113,15 +115,29 @@ func (b *searchBuilder) arg(v any) string {
 
 var searchCmps = map[string]bool{"<": true, "<=": true, ">": true, ">=": true}
 
-// textCond is true when the document contains the lower-case term: the
-// trigram index for 3 runes or more in SQLite (pg_trgm's GIN index
-// answers the LIKE in PostgreSQL), LIKE on the row otherwise.
+// textCond is true when the document contains the lower-case term. It
+// is LIKE on the row, which is cheap on the rows a search reads (the index
+// only picks them: Search), except in SQLite for a term of 3 runes or
+// more with a letter that has case beyond ASCII ("école"): SQLite's lower()
+// and LIKE fold ASCII only, and the trigram index folds every script, so
+// such a term is looked up in the index to find "ÉCOLE" too.
 func (b *searchBuilder) textCond(term string) string {
-	if b.d.name() == "sqlite" && utf8.RuneCountInString(term) >= 3 {
+	if b.d.name() == "sqlite" && utf8.RuneCountInString(term) >= 3 && !asciiCaseOnly(term) {
 		return `coalesce(sd.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ` +
 			b.arg(`"`+strings.ReplaceAll(term, `"`, `""`)+`"`) + `), 0) = 1`
 	}
 	return `coalesce(sd.doc, '') LIKE ` + b.arg("%"+likeEscape(term)+"%") + ` ESCAPE '\'`
+}
+
+// asciiCaseOnly is true when no rune of s outside ASCII has case (CJK,
+// digits, emoji and ASCII letters have none that LIKE misses).
+func asciiCaseOnly(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf && (unicode.ToLower(r) != r || unicode.ToUpper(r) != r || unicode.ToTitle(r) != r) {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *searchBuilder) cond(e SearchExpr) (string, error) {
@@ -189,10 +205,107 @@ func (b *searchBuilder) cond(e SearchExpr) (string, error) {
 	return "", fmt.Errorf("store: search condition %s:%s", e.Op, e.Value)
 }
 
+// searchDriveLimit is where a search stops reading from its index first.
+// When the terms every result must contain match fewer documents than
+// this, the search reads those documents and sorts their saves (work
+// grows with the matches, about 10 µs each); with more, it walks the
+// tenant's saves newest first and stops at a full page (work grows with
+// saves/matches rows, about 1 µs each, and a term this common fills a page
+// within a few thousand rows of 100,000). The two cost the same near 500
+// matches on 100,000 saves (internal/app's BenchmarkSearch); a query with
+// no such term always walks, so a rare filter alone (has:poll) reads every
+// save.
+const searchDriveLimit = 500
+
+// requiredTerms are the text terms of 3 or more characters (lower case)
+// that every match of e contains: e itself or the terms of its top AND.
+func requiredTerms(e *SearchExpr) []string {
+	if e == nil {
+		return nil
+	}
+	kids := []SearchExpr{*e}
+	if e.Op == "and" {
+		kids = e.Kids
+	}
+	var out []string
+	for _, k := range kids {
+		t := k.Value
+		switch k.Op {
+		case "tag":
+			t = "#" + t
+		case "text":
+		default:
+			continue
+		}
+		if utf8.RuneCountInString(t) >= 3 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sqliteMatches are the rowids of the search documents (up to limit)
+// that contain every one of terms, found in the FTS5 index alone, as a
+// JSON array the search reads back with json_each instead of asking the
+// index twice.
+func sqliteMatches(ctx context.Context, qr querier, terms []string, limit int) (string, int, error) {
+	rows, err := qr.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH $1 LIMIT `+itoa(limit), ftsAll(terms))
+	if err != nil {
+		return "", 0, err
+	}
+	defer rows.Close()
+	var b strings.Builder
+	b.WriteByte('[')
+	n := 0
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return "", 0, err
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id, 10))
+		n++
+	}
+	b.WriteByte(']')
+	return b.String(), n, rows.Err()
+}
+
+// ftsAll is the FTS5 query for documents that contain every term.
+func ftsAll(terms []string) string {
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// after is the condition (with a leading AND) that a newest-first row
+// comes after the cursor a, "" without one. Newest first, every score is 0.
+func (b *searchBuilder) after(a *SearchCursor, id string) string {
+	if a == nil {
+		return ""
+	}
+	sc, at, cid := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
+	return ` AND (0 < ` + sc + ` OR (0 = ` + sc + ` AND (tc.saved_at < ` + at +
+		` OR (tc.saved_at = ` + at + ` AND ` + id + ` < ` + cid + `))))`
+}
+
+// searchSlice is how many of the newest saves PostgreSQL's walk reads
+// before it gives up on the slice and lets the planner read everything.
+// PostgreSQL cannot use the trigram index here: LIKE is not leakproof, so
+// under row-level security it is never an index condition, and the
+// planner, which believes any LIKE '%…%' is rare, would join every save
+// and sort. The walk stops early for every term or filter found in one
+// save in 250 or more (measured in internal/app's BenchmarkSearch).
+const searchSlice = 5000
+
 // Search lists the tenant's saved collections whose current revision
 // matches q.Where: newest save first, or by score when q.Rank is set;
-// at most q.Limit rows after q.After. One query; collections the tenant
-// did not save, or may not see, are never read.
+// at most q.Limit rows after q.After. Collections the tenant did not
+// save, or may not see, are never read. How the rows are read depends on
+// how many documents the required terms match (searchDriveLimit).
 func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) ([]SearchRow, error) {
 	b := &searchBuilder{d: s.d, args: []any{tenantID, PublicScope}}
 	where := "1 = 1"
@@ -211,42 +324,149 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 		}
 		score = strings.Join(parts, " + ")
 	}
-	inner := `SELECT c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
+	cols := `c.id, c.tenant_id, c.visibility, c.data_scope, c.access_scope, c.platform, c.entity_type, c.object_scope,
 			c.external_id, c.adapter_id, c.source_url, c.claimed_visibility, c.current_revision_id, c.created_at, c.updated_at,
-			tc.saved_at, (` + score + `) AS score
-		 FROM tenant_collections tc
+			tc.saved_at, (` + score + `) AS score`
+	// build is the query: fromIndex reads the documents the required terms
+	// match first; otherwise the tenant's saves are read, newest first when
+	// the sort allows it.
+	base := len(b.args)
+	matches := "" // SQLite: the required terms' documents, when few (sqliteMatches)
+	build := func(fromIndex bool, terms []string, slice int) string {
+		b.args = b.args[:base]
+		from := ` FROM tenant_collections tc
 		 JOIN collections c ON c.id = tc.collection_id AND (c.data_scope = $2 OR c.data_scope = $1)
 		 LEFT JOIN search_docs sd ON sd.revision_id = c.current_revision_id
 		 WHERE tc.tenant_id = $1 AND (` + where + `)`
-	outer := `SELECT * FROM (` + inner + `) x`
-	if a := q.After; a != nil {
-		sc, at, id := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
-		outer += ` WHERE (x.score < ` + sc + ` OR (x.score = ` + sc + ` AND (x.saved_at < ` + at +
-			` OR (x.saved_at = ` + at + ` AND x.id < ` + id + `))))`
+		if slice > 0 {
+			// The newest slice of the saves (after the cursor), each joined
+			// by its own index lookups (LATERAL ... OFFSET 0 keeps the
+			// planner from hashing the tables whole), so PostgreSQL walks
+			// it in order and stops at a full page; see searchSlice.
+			from = ` FROM (SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1` + b.after(q.After, "tc.collection_id") +
+				` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(slice) + `) tc
+			 CROSS JOIN LATERAL (SELECT * FROM collections c WHERE c.id = tc.collection_id
+				AND (c.data_scope = $2 OR c.data_scope = $1) OFFSET 0) c
+			 LEFT JOIN LATERAL (SELECT * FROM search_docs sd WHERE sd.revision_id = c.current_revision_id OFFSET 0) sd ON true
+			 WHERE (` + where + `)`
+		}
+		if fromIndex {
+			// A required term's document exists, so the joins are inner;
+			// SQLite's CROSS JOIN keeps the order: index, collection, save.
+			join, match := " JOIN ", ""
+			if s.d.name() == "sqlite" {
+				join = " CROSS JOIN "
+				match = ` AND sd.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ` + b.arg(ftsAll(terms)) + `)`
+				if matches != "" {
+					match = ` AND sd.id IN (SELECT value FROM json_each(` + b.arg(matches) + `))`
+				}
+			}
+			from = ` FROM search_docs sd` + join + `collections c ON c.current_revision_id = sd.revision_id
+				AND (c.data_scope = $2 OR c.data_scope = $1)` + join + `tenant_collections tc ON tc.tenant_id = $1 AND tc.collection_id = c.id
+			 WHERE (` + where + `)` + match
+			if s.d.name() == "postgres" {
+				// Every document is read (no index answers LIKE under RLS,
+				// searchSlice), and each match is joined by index lookups:
+				// the planner, misjudging LIKE, would hash every table.
+				conds := make([]string, len(terms))
+				for i, t := range terms {
+					conds[i] = `sd.doc LIKE ` + b.arg("%"+likeEscape(t)+"%") + ` ESCAPE '\'`
+				}
+				from = ` FROM (SELECT * FROM search_docs sd WHERE ` + strings.Join(conds, " AND ") + ` OFFSET 0) sd
+				 CROSS JOIN LATERAL (SELECT * FROM collections c WHERE c.current_revision_id = sd.revision_id
+					AND (c.data_scope = $2 OR c.data_scope = $1) OFFSET 0) c
+				 CROSS JOIN LATERAL (SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1 AND tc.collection_id = c.id OFFSET 0) tc
+				 WHERE (` + where + `)`
+			}
+		}
+		if len(q.Rank) == 0 {
+			// Newest first: the order of tenant_collections_saved_idx, so a
+			// walk of the saves stops at a full page.
+			sel := `SELECT ` + cols + from
+			if slice == 0 {
+				sel += b.after(q.After, "tc.collection_id")
+			}
+			return sel + ` ORDER BY tc.saved_at DESC, tc.collection_id DESC LIMIT ` + itoa(q.Limit)
+		}
+		outer := `SELECT * FROM (SELECT ` + cols + from + `) x`
+		if a := q.After; a != nil {
+			sc, at, id := b.arg(a.Score), b.arg(a.SavedAt), b.arg(a.CollectionID)
+			outer += ` WHERE (x.score < ` + sc + ` OR (x.score = ` + sc + ` AND (x.saved_at < ` + at +
+				` OR (x.saved_at = ` + at + ` AND x.id < ` + id + `))))`
+		}
+		return outer + ` ORDER BY x.score DESC, x.saved_at DESC, x.id DESC LIMIT ` + itoa(q.Limit)
 	}
-	outer += ` ORDER BY x.score DESC, x.saved_at DESC, x.id DESC LIMIT ` + itoa(q.Limit)
 	var out []SearchRow
 	err := s.view(ctx, func(qr querier) error {
-		rows, err := qr.QueryContext(ctx, outer, b.args...)
-		if err != nil {
-			return err
+		fromIndex := false
+		terms := requiredTerms(q.Where)
+		limit := searchDriveLimit
+		if s.searchDrive != 0 {
+			limit = s.searchDrive
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var r SearchRow
-			var cur uuid.NullUUID
-			c := &r.Collection
-			if err := rows.Scan(&c.ID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.Platform, &c.EntityType,
-				&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &c.ClaimedVisibility, &cur, &c.CreatedAt, &c.UpdatedAt,
-				&r.SavedAt, &r.Score); err != nil {
+		if s.d.name() == "postgres" {
+			return s.searchPostgres(ctx, qr, q, terms, build, b, &out)
+		}
+		switch {
+		case len(terms) == 0 || limit < 0:
+		case len(q.Rank) > 0:
+			// Ranked: every match is scored, so a walk would not stop
+			// early; reading the matches costs less.
+			fromIndex = true
+		default:
+			ids, n, err := sqliteMatches(ctx, qr, terms, limit)
+			if err != nil {
 				return err
 			}
-			if cur.Valid {
-				c.CurrentRevisionID = &cur.UUID
+			if fromIndex = n < limit; fromIndex {
+				matches = ids
 			}
-			out = append(out, r)
 		}
-		return rows.Err()
+		var err error
+		out, err = scanSearch(ctx, qr, build(fromIndex, terms, 0), b.args)
+		return err
 	})
 	return out, wrap(s.d, "search", err)
+}
+
+// searchPostgres runs a search on PostgreSQL: a newest-first search walks
+// the newest searchSlice saves, and only when they hold less than a page
+// asks for every match (the walk's rows again, then the rest).
+func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, terms []string,
+	build func(bool, []string, int) string, b *searchBuilder, out *[]SearchRow) error {
+	if len(q.Rank) == 0 && s.searchDrive <= 0 {
+		rows, err := scanSearch(ctx, qr, build(false, terms, searchSlice), b.args)
+		if err != nil || len(rows) == q.Limit {
+			*out = rows
+			return err
+		}
+	}
+	rows, err := scanSearch(ctx, qr, build(len(terms) > 0 && s.searchDrive >= 0, terms, 0), b.args)
+	*out = rows
+	return err
+}
+
+// scanSearch runs a search's query and reads its rows.
+func scanSearch(ctx context.Context, qr querier, query string, args []any) ([]SearchRow, error) {
+	rows, err := qr.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SearchRow
+	for rows.Next() {
+		var r SearchRow
+		var cur uuid.NullUUID
+		c := &r.Collection
+		if err := rows.Scan(&c.ID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.Platform, &c.EntityType,
+			&c.ObjectScope, &c.ExternalID, &c.AdapterID, &c.SourceURL, &c.ClaimedVisibility, &cur, &c.CreatedAt, &c.UpdatedAt,
+			&r.SavedAt, &r.Score); err != nil {
+			return nil, err
+		}
+		if cur.Valid {
+			c.CurrentRevisionID = &cur.UUID
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

@@ -38,6 +38,9 @@ type Store struct {
 	// clock is the time source of every time the store writes (WithClock;
 	// time.Now by default).
 	clock func() time.Time
+	// searchDrive overrides searchDriveLimit in tests (export_test.go): 0
+	// is the default, below 0 never reads from the index first.
+	searchDrive int
 }
 
 // querier is what both a pool and a transaction offer.

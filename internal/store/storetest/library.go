@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	neturl "net/url"
 	"strconv"
 	"strings"
@@ -18,6 +20,17 @@ import (
 // before now, so a benchmark has a large library without n real captures.
 // url is the store's connection string (NewWithURL).
 func SeedLibrary(tb testing.TB, url string, tenantID, template uuid.UUID, n int) {
+	tb.Helper()
+	SeedLibraryContent(tb, url, tenantID, template, n, nil)
+}
+
+// SeedLibraryContent is SeedLibrary with each copy's revision content
+// (its content JSON) given by contentFn(i, the template's content JSON),
+// or the template's when contentFn is nil. It returns the new revisions'
+// ids in order; they are not in the search index (SearchIndexRevision
+// them, as a migration's backfill would, then Analyze).
+func SeedLibraryContent(tb testing.TB, url string, tenantID, template uuid.UUID, n int,
+	contentFn func(i int, template string) string) []uuid.UUID {
 	tb.Helper()
 	ctx := context.Background()
 	driver, dsn := "pgx", url
@@ -53,6 +66,7 @@ func SeedLibrary(tb testing.TB, url string, tenantID, template uuid.UUID, n int)
 		tb.Fatalf("storetest: seed library: read the template: %v", err)
 	}
 	now := time.Now().UTC()
+	ids := make([]uuid.UUID, 0, n)
 	const batch = 100
 	for start := 0; start < n; start += batch {
 		end := min(n, start+batch)
@@ -63,7 +77,14 @@ func SeedLibrary(tb testing.TB, url string, tenantID, template uuid.UUID, n int)
 			cols = append(cols, cid, tenantID, visibility, scope, access, platform, etype, oscope,
 				extID+"-seed-"+strconv.Itoa(i), adapter, source, rid, at, at)
 			caps = append(caps, pid, cid, tenantID, visibility, scope, access, adapter, provider, "complete", rid, at, at, at)
-			revs = append(revs, rid, cid, scope, visibility, pid, hash, content, bytes, at, at)
+			body, bodyHash, bodyBytes := content, hash, bytes
+			if contentFn != nil {
+				body = contentFn(i, content)
+				sum := sha256.Sum256([]byte(body))
+				bodyHash, bodyBytes = hex.EncodeToString(sum[:]), int64(len(body))
+			}
+			ids = append(ids, rid)
+			revs = append(revs, rid, cid, scope, visibility, pid, bodyHash, body, bodyBytes, at, at)
 			saves = append(saves, tenantID, cid, at, at)
 		}
 		for _, step := range []struct {
@@ -87,6 +108,23 @@ func SeedLibrary(tb testing.TB, url string, tenantID, template uuid.UUID, n int)
 	if err := tx.Commit(); err != nil {
 		tb.Fatalf("storetest: seed library: %v", err)
 	}
+	analyze(tb, driver, url, db)
+	return ids
+}
+
+// Analyze refreshes the planner's statistics of the store at url (as
+// NewWithURL gave it) after a bulk write of the test's own.
+func Analyze(tb testing.TB, url string) {
+	tb.Helper()
+	driver, dsn := "pgx", url
+	if p, ok := strings.CutPrefix(url, "sqlite://"); ok {
+		driver, dsn = "sqlite", "file:"+p+"?_pragma=busy_timeout(10000)"
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		tb.Fatalf("storetest: analyze: %v", err)
+	}
+	defer db.Close()
 	analyze(tb, driver, url, db)
 }
 
