@@ -2,11 +2,15 @@ package metrics_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +122,61 @@ func TestQueueJobsAtScrape(t *testing.T) {
 	body = exposition(t, m)
 	require.False(t, strings.Contains(body, "monitor_queue_jobs{"), body)
 	require.Contains(t, body, "monitor_bot_updates_total 1\n", "the other series are still served")
+}
+
+// TestGrafanaDashboardUsesTheseSeries: every monitor_* series the
+// dashboard in deploy/grafana queries exists (here, or among the gauges
+// runtime registers beside these).
+func TestGrafanaDashboardUsesTheseSeries(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "monitor.json"))
+	require.NoError(t, err)
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &dash))
+
+	m := metrics.New()
+	m.CaptureEnded("x", "complete", time.Second)
+	m.DownloadedBytes(1)
+	m.BotUpdates(1)
+	m.BotDelivery(metrics.DeliveryDelivered)
+	m.BlobOperation("put", metrics.ResultOK)
+	m.WatchRun("ok")
+	require.NoError(t, m.CountQueueJobs(func(context.Context) ([]metrics.JobCount, error) {
+		return []metrics.JobCount{{Queue: "capture", State: "available", Jobs: 1}}, nil
+	}, nil, nil))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /x", func(http.ResponseWriter, *http.Request) {})
+	m.Instrument(mux).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+	body := exposition(t, m)
+	known := map[string]bool{"monitor_adapters_online": true, "monitor_adapters_pending": true, "monitor_build_info": true}
+	for _, line := range strings.Split(body, "\n") {
+		if name, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			known[strings.Fields(name)[0]] = true
+		}
+	}
+
+	name := regexp.MustCompile(`monitor_[a-z_]+`)
+	used := 0
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			for _, n := range name.FindAllString(tg.Expr, -1) {
+				base := n
+				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+					if s, ok := strings.CutSuffix(n, suffix); ok && known[s] {
+						base = s
+					}
+				}
+				require.True(t, known[base], "panel %q queries %s, which Monitor does not expose", p.Title, n)
+				used++
+			}
+		}
+	}
+	require.NotZero(t, used)
 }
