@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/queue"
@@ -39,4 +40,39 @@ func TestQueueJobCounts(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []store.QueueJobCount{{Queue: queue.Control, State: "available", Jobs: 2}}, counts)
 	})
+}
+
+// BenchmarkQueueJobCounts is what one /metrics scrape spends counting the
+// queue, with 20,000 jobs waiting, on each database.
+func BenchmarkQueueJobCounts(b *testing.B) {
+	for _, d := range storetest.Drivers() {
+		b.Run(d, func(b *testing.B) {
+			ctx := context.Background()
+			st := storetest.New(b, d)
+			if err := queue.Migrate(ctx, st, storetest.Logger(b)); err != nil {
+				b.Fatal(err)
+			}
+			q, err := queue.New(st, testQueueConfig, storetest.Logger(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			params := make([]river.InsertManyParams, 1000)
+			for i := range params {
+				params[i] = river.InsertManyParams{Args: queue.NoopArgs{Note: "bench"}}
+			}
+			for range 20 {
+				if err := st.InTx(ctx, func(tx *store.Tx) error {
+					_, err := q.Client().InsertManyFastTx(ctx, tx.SQL(), params)
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				if _, err := st.QueueJobCounts(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -14,13 +14,17 @@ type QueueJobCount struct {
 // QueueJobCounts counts River's jobs by queue and state, completed ones
 // aside: River keeps those for a day, so counting them would read the
 // bulk of the table at every scrape for a number nobody watches. The
-// other states are few rows; on PostgreSQL River's index on (state, queue,
-// …) answers the count.
+// other states are named (not "<> 'completed'"), so River's index on
+// (state, queue, …) reads only their rows, on both databases. Measured by
+// BenchmarkQueueJobCounts: 6–36 ms with 20,000 jobs waiting on this
+// shared 2-core machine, either database.
 func (s *Store) QueueJobCounts(ctx context.Context) ([]QueueJobCount, error) {
 	var out []QueueJobCount
 	err := s.view(ctx, func(q querier) error {
 		rows, err := q.QueryContext(ctx,
-			`SELECT queue, state, count(*) FROM river_job WHERE state <> 'completed' GROUP BY queue, state ORDER BY queue, state`)
+			`SELECT queue, state, count(*) FROM river_job
+			 WHERE state IN ('available', 'cancelled', 'discarded', 'pending', 'retryable', 'running', 'scheduled')
+			 GROUP BY queue, state ORDER BY queue, state`)
 		if err != nil {
 			return err
 		}
