@@ -126,6 +126,8 @@ func TestMetricsMoveWithTheWork(t *testing.T) {
 		require.Equal(t, http.StatusOK, got.status)
 	}
 	require.Equal(t, http.StatusNotFound, rc.do(t, token, "GET", "/v1/no-such-thing/"+sub["collection_id"].(string), nil).status)
+	web := rc.do(t, "", "GET", "/login/not-a-real-link", nil)
+	require.GreaterOrEqual(t, web.status, 300, "a made-up sign-in link does not sign in")
 
 	after := scrape(t, rc)
 	n, ok := sample(after, "monitor_captures_total", map[string]string{"platform": "x", "state": "complete"})
@@ -144,6 +146,7 @@ func TestMetricsMoveWithTheWork(t *testing.T) {
 		{"route": "GET /v1/media/{sha256}", "code": "200"},
 		{"route": "unmatched", "code": "404"},
 		{"route": "GET /metrics", "code": "200"},
+		{"route": "GET /login/{token}"}, // the web library too, by its own route table
 	} {
 		_, ok := sample(after, "monitor_http_requests_total", want)
 		require.True(t, ok, "monitor_http_requests_total%v", want)
@@ -154,6 +157,7 @@ func TestMetricsMoveWithTheWork(t *testing.T) {
 	require.Equal(t, float64(2), n)
 	for _, route := range labelValues(after, "monitor_http_requests_total", "route") {
 		require.NotContains(t, route, sub["collection_id"].(string), "a raw path leaked into the route label")
+		require.NotContains(t, route, "not-a-real-link", "a raw path leaked into the route label")
 		require.False(t, strings.Contains(route, "/v1/media/") && !strings.Contains(route, "{sha256}"), "raw media path %q", route)
 	}
 
