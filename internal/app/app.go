@@ -14,6 +14,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/metrics"
 	"github.com/monitorhq/monitor/internal/netguard"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
@@ -59,6 +60,9 @@ type Deps struct {
 	MasterKey string
 	// Hooks are signals tests arm; production sets none.
 	Hooks Hooks
+	// Metrics counts captures, downloaded bytes, stored channel updates,
+	// deliveries and watch runs for /metrics (nil: nothing is counted).
+	Metrics *metrics.Metrics
 	// HTTPAddr is where the HTTP server listens (MONITOR_HTTP_ADDR): the
 	// base of sign-in links when the web_base_url setting is not set.
 	HTTPAddr string
@@ -88,6 +92,10 @@ type App struct {
 	queue    *queue.Queue
 	now      func() time.Time
 	hooks    Hooks
+	// metrics is Deps.Metrics; its methods do nothing on nil, so code
+	// counts unconditionally: a.metrics.WatchRun("ok") when a watch run
+	// ends, and so on (counted after commit where a transaction decides).
+	metrics *metrics.Metrics
 	// masterKey is MONITOR_MASTER_KEY (secrets.go).
 	masterKey string
 	// fetchAllow caches the fetch_allow_hosts setting that http's guard
@@ -104,7 +112,7 @@ type App struct {
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
-		masterKey: d.MasterKey, hooks: d.Hooks, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken}
+		masterKey: d.MasterKey, hooks: d.Hooks, metrics: d.Metrics, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken}
 	if a.now == nil {
 		a.now = time.Now
 		if d.Store != nil {

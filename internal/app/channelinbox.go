@@ -111,6 +111,7 @@ func (a *App) ChannelAcceptUpdates(ctx context.Context, req ChannelUpdatesReques
 			stored++
 		}
 	}
+	a.metrics.BotUpdates(stored)
 	var next int64
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.ChannelPollLeaseCheck(ctx, ch.ID, req.Owner, a.now()); err != nil {

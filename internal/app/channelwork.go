@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/monitorhq/monitor/internal/metrics"
 	"github.com/monitorhq/monitor/internal/store"
 )
 
@@ -212,10 +213,11 @@ func (a *App) finishWork(ctx context.Context, id uuid.UUID, owner, state, errTex
 		}
 		switch {
 		case w.Kind == store.WorkDeliver && w.SubmissionID != nil:
-			end := store.DeliveryDelivered
+			end, result := store.DeliveryDelivered, metrics.DeliveryDelivered
 			if state == store.WorkFailed {
-				end = store.DeliveryFailed
+				end, result = store.DeliveryFailed, metrics.DeliveryFailed
 			}
+			tx.AfterCommit(func() { a.metrics.BotDelivery(result) })
 			return tx.SubmissionDeliveryEnd(ctx, *w.SubmissionID, end)
 		case w.InboxID != nil:
 			end := store.InboxProcessed
@@ -236,8 +238,11 @@ func (a *App) ChannelDefer(ctx context.Context, id uuid.UUID, owner string, afte
 		return badRequest("after_seconds must be from 0 to %d", maxDeferSeconds)
 	}
 	return a.leaseTx(ctx, id, owner, func(ctx context.Context, tx *store.Tx, now time.Time) error {
-		_, err := tx.ChannelWorkDefer(ctx, id, owner, now, now.Add(time.Duration(afterSeconds)*time.Second),
+		w, err := tx.ChannelWorkDefer(ctx, id, owner, now, now.Add(time.Duration(afterSeconds)*time.Second),
 			clip(reason, maxWorkErrorLen))
+		if err == nil && w.Kind == store.WorkDeliver {
+			tx.AfterCommit(func() { a.metrics.BotDelivery(metrics.DeliveryDeferred) })
+		}
 		return err
 	})
 }

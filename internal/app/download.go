@@ -296,6 +296,7 @@ type meter struct {
 func (m *meter) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
 	m.read += int64(n)
+	m.app.metrics.DownloadedBytes(n)
 	if m.read > m.max {
 		return n, permanent("media is over the %d-byte limit for one file", m.max)
 	}

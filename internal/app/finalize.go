@@ -104,6 +104,8 @@ func (a *App) finishCaptureCode(ctx context.Context, tx *store.Tx, c store.Captu
 	if err := tx.CaptureReleaseReservations(ctx, c.ID, c.TenantID); err != nil {
 		return err
 	}
+	took := a.now().Sub(c.CreatedAt)
+	tx.AfterCommit(func() { a.metrics.CaptureEnded(c.AdapterID, state, took) })
 	if h := a.hooks.CaptureEnded; h != nil {
 		tx.AfterCommit(func() { h(c.TenantID, c.ID) })
 	}

@@ -19,16 +19,27 @@ func nextMidnight(t time.Time, tz *time.Location) time.Time {
 	return time.Date(y, m, d+1, 0, 0, 0, 0, tz)
 }
 
-// checkLimits refuses a submit the tenant's status or limits do not allow,
-// saying which limit and when it lifts. It runs in the submit transaction.
-func checkLimits(ctx context.Context, tx *store.Tx, t store.Tenant, tz *time.Location, now time.Time) error {
+// statusLimit refuses a tenant that is not enabled: a *LimitError whose
+// Limit is the status (pending, disabled, archived); nil when enabled.
+func statusLimit(t store.Tenant) error {
 	switch t.Status {
+	case store.TenantEnabled:
+		return nil
 	case store.TenantPending:
 		return &LimitError{Limit: "pending", msg: "this account is waiting for an administrator's approval"}
 	case store.TenantDisabled:
 		return &LimitError{Limit: "disabled", msg: "this account has been disabled by an administrator"}
 	case store.TenantArchived:
 		return &LimitError{Limit: "archived", msg: "this account has been archived; ask an administrator to restore it"}
+	}
+	return &LimitError{Limit: t.Status, msg: "this account is not active; ask an administrator"}
+}
+
+// checkLimits refuses a submit the tenant's status or limits do not allow,
+// saying which limit and when it lifts. It runs in the submit transaction.
+func checkLimits(ctx context.Context, tx *store.Tx, t store.Tenant, tz *time.Location, now time.Time) error {
+	if err := statusLimit(t); err != nil {
+		return err
 	}
 	if t.SubmitIntervalSeconds > 0 && t.LastSubmitAt != nil {
 		next := t.LastSubmitAt.Add(time.Duration(t.SubmitIntervalSeconds) * time.Second)

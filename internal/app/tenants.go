@@ -60,7 +60,7 @@ func (a *App) CreateTenant(ctx context.Context, actor, name string, quotaBytes *
 		return audit(ctx, tx, actor, "tenant.create", "tenant:"+name, nil, tenantView(t))
 	})
 	if errors.Is(err, store.ErrConflict) {
-		return TenantView{}, errorf(err, "tenant %q already exists; choose another name", name)
+		return TenantView{}, errorf(fmt.Errorf("%w: %w", ErrConflict, err), "tenant %q already exists; choose another name", name)
 	}
 	if err != nil {
 		return TenantView{}, err
@@ -68,11 +68,12 @@ func (a *App) CreateTenant(ctx context.Context, actor, name string, quotaBytes *
 	return tenantView(t), nil
 }
 
-// tenantByName finds a tenant, saying how to create one when it is missing.
+// tenantByName finds a tenant, saying how to create one when it is missing
+// (an error matching both ErrNotFound and store.ErrNotFound).
 func (a *App) tenantByName(ctx context.Context, name string) (store.Tenant, error) {
 	t, err := a.store.TenantGetByName(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		return t, errorf(err, "no tenant named %q; create it with `monitor admin tenant create %s`", name, name)
+		return t, errorf(fmt.Errorf("%w: %w", ErrNotFound, err), "no tenant named %q; create it with `monitor admin tenant create %s`", name, name)
 	}
 	return t, err
 }
@@ -119,7 +120,7 @@ func (a *App) CreateSelfServiceTenant(ctx context.Context, name string) (TenantV
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
-		return TenantView{}, errorf(err, "tenant %q already exists", name)
+		return TenantView{}, errorf(fmt.Errorf("%w: %w", ErrConflict, err), "tenant %q already exists", name)
 	}
 	if err != nil {
 		return TenantView{}, err

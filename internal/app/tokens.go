@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -67,8 +66,9 @@ type Principal struct {
 }
 
 // Authenticate finds the tenant of a REST token. Unknown and revoked tokens
-// and tenants that are not enabled are all ErrUnauthorized, so a caller
-// learns nothing about which.
+// are both ErrUnauthorized, so a caller learns nothing about which; a
+// genuine token of a tenant that is not enabled is the *LimitError of its
+// status (pending, disabled, archived), as a submit of that tenant is.
 func (a *App) Authenticate(ctx context.Context, token string) (Principal, error) {
 	if !strings.HasPrefix(token, tokenPrefix) || len(token) > 200 {
 		return Principal{}, ErrUnauthorized
@@ -84,8 +84,10 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	if err != nil {
 		return Principal{}, err
 	}
-	if tenant.Status != store.TenantEnabled {
-		return Principal{}, fmt.Errorf("%w: tenant %s is %s", ErrUnauthorized, tenant.Name, tenant.Status)
+	// The token is genuine: its holder learns why it does not work now
+	// (and nobody without a genuine token learns anything new).
+	if err := statusLimit(tenant); err != nil {
+		return Principal{}, err
 	}
 	return Principal{TenantID: tenant.ID, TenantName: tenant.Name, TokenID: t.ID, Admin: t.Admin}, nil
 }

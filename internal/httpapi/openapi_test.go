@@ -114,7 +114,7 @@ func TestOpenAPIProblemTypes(t *testing.T) {
 	known := []string{ProblemUnauthorized, ProblemInvalidRequest, ProblemNotFound, ProblemMethodNotAllowed,
 		ProblemQuotaExceeded, ProblemIdempotencyKeyReused, ProblemUnsupportedLink, ProblemAdapterUnavailable,
 		ProblemAdapterError, ProblemRangeNotSatisfiable, ProblemNotReady, ProblemInternal,
-		ProblemForbidden, ProblemLimitExceeded, ProblemTenantNotEnabled}
+		ProblemForbidden, ProblemLimitExceeded, ProblemTenantNotEnabled, ProblemConflict}
 	sort.Strings(documented)
 	sort.Strings(known)
 	require.Equal(t, known, documented)

@@ -29,8 +29,12 @@ func TestProblemFor(t *testing.T) {
 		code    string            // adapter code
 		headers map[string]string // expected problem headers
 	}{
-		{"unauthorized", fmt.Errorf("%w: tenant t is disabled", app.ErrUnauthorized), 401, ProblemUnauthorized,
+		{"unauthorized", fmt.Errorf("%w: token revoked", app.ErrUnauthorized), 401, ProblemUnauthorized,
 			unauthorizedDetail, "", map[string]string{"WWW-Authenticate": "Bearer"}},
+		{"tenant not enabled", fmt.Errorf("authenticate: %w", &app.LimitError{Limit: "disabled"}), 403, ProblemTenantNotEnabled,
+			"", "", nil},
+		{"conflict", requestErrorf(app.ErrConflict, `tenant "bob" already exists; choose another name`), 409, ProblemConflict,
+			`tenant "bob" already exists; choose another name`, "", nil},
 		{"invalid", requestErrorf(app.ErrInvalid, "url is required"), 400, ProblemInvalidRequest,
 			"url is required", "", nil},
 		{"not found", requestErrorf(app.ErrNotFound, "no collection with id x"), 404, ProblemNotFound,

@@ -1,19 +1,24 @@
 package runtime
 
 import (
-	"net/http"
+	"context"
+	"log/slog"
 	"runtime/debug"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/monitorhq/monitor/internal/adapterapi"
+	"github.com/monitorhq/monitor/internal/metrics"
+	"github.com/monitorhq/monitor/internal/queue"
+	"github.com/monitorhq/monitor/internal/store"
 )
 
-// metricsHandler exposes the process's metrics on a registry of its own:
-// the Go runtime, the process, the adapters online and the build.
-func metricsHandler(reg *adapterapi.Registry) http.Handler {
+// registerProcessMetrics adds what the process itself reports beside the
+// counters of internal/metrics: the Go runtime, the process, the adapters
+// online, the build, and the queue's jobs counted at scrape.
+func registerProcessMetrics(m *metrics.Metrics, reg *adapterapi.Registry, st *store.Store, log *slog.Logger) error {
 	version := "dev"
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
 		version = info.Main.Version
@@ -24,8 +29,7 @@ func metricsHandler(reg *adapterapi.Registry) http.Handler {
 		ConstLabels: prometheus.Labels{"version": version},
 	})
 	build.Set(1)
-	r := prometheus.NewRegistry()
-	r.MustRegister(
+	err := m.Register(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -46,5 +50,28 @@ func metricsHandler(reg *adapterapi.Registry) http.Handler {
 		}, func() float64 { return float64(len(reg.Pending())) }),
 		build,
 	)
-	return promhttp.HandlerFor(r, promhttp.HandlerOpts{})
+	if err != nil {
+		return err
+	}
+	return m.CountQueueJobs(func(ctx context.Context) ([]metrics.JobCount, error) {
+		rows, err := st.QueueJobCounts(ctx)
+		out := make([]metrics.JobCount, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, metrics.JobCount{Queue: r.Queue, State: r.State, Jobs: r.Jobs})
+		}
+		return out, err
+	}, queueJobZeros(), log)
+}
+
+// queueJobZeros are the (queue, state) pairs always reported: the
+// pipeline's queues in the states a job waits or runs in.
+func queueJobZeros() []metrics.JobCount {
+	var out []metrics.JobCount
+	for _, q := range []string{queue.Capture, queue.Download, queue.Control} {
+		for _, s := range []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled} {
+			out = append(out, metrics.JobCount{Queue: q, State: string(s)})
+		}
+	}
+	return out
 }

@@ -324,7 +324,11 @@ func TestRESTAdminAndLimits(t *testing.T) {
 
 	disabled := rc.do(t, adminToken, "PATCH", "/v1/admin/tenants/alice", map[string]any{"status": "disabled"})
 	require.Equal(t, http.StatusOK, disabled.status)
-	require.Equal(t, http.StatusUnauthorized, rc.do(t, user, "GET", "/v1/usage", nil).status, "a disabled tenant's tokens stop working")
+	refused := rc.do(t, user, "GET", "/v1/usage", nil)
+	require.Equal(t, http.StatusForbidden, refused.status, "a disabled tenant's tokens stop working")
+	require.Equal(t, "urn:monitor:problem:tenant-not-enabled", refused.json(t)["type"])
+	require.Equal(t, "disabled", refused.json(t)["limit"])
+	require.Equal(t, "this account has been disabled by an administrator", refused.json(t)["detail"])
 
 	audit := rc.do(t, adminToken, "GET", "/v1/admin/audit?limit=10", nil)
 	require.Equal(t, http.StatusOK, audit.status)

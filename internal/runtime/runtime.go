@@ -27,6 +27,7 @@ import (
 	"github.com/monitorhq/monitor/internal/channelserver"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/httpapi"
+	"github.com/monitorhq/monitor/internal/metrics"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
 	"github.com/monitorhq/monitor/internal/web"
@@ -255,6 +256,8 @@ type Engine struct {
 	adapters *adapterapi.Registry
 	app      *app.App
 	queue    *queue.Queue
+	// metrics are the process's series, served on /metrics by a Core.
+	metrics *metrics.Metrics
 	// now is the one clock of the store, the business layer and the
 	// runtime's own checks (River keeps its own time).
 	now func() time.Time
@@ -273,7 +276,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, log: log, store: st, now: now}
+	e := &Engine{cfg: cfg, log: log, store: st, now: now, metrics: metrics.New()}
 	fail := func(err error) (*Engine, error) {
 		_ = e.Close()
 		return nil, err
@@ -283,6 +286,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	if e.blob, err = OpenBlob(ctx, cfg); err != nil {
 		return fail(err)
 	}
+	e.blob = countBlob(e.blob, e.metrics)
 	if err := readySchema(ctx, cfg, st, log); err != nil {
 		return fail(err)
 	}
@@ -296,11 +300,14 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	if e.adapters, err = adapterapi.Dial(ctx, addrs, log); err != nil {
 		return fail(err)
 	}
+	if err := registerProcessMetrics(e.metrics, e.adapters, st, log); err != nil {
+		return fail(err)
+	}
 	limits := app.DefaultLimits()
 	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
-	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks,
+	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks, Metrics: e.metrics,
 		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
@@ -390,14 +397,16 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 		return nil, err
 	}
 	api := httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
-		Metrics: metricsHandler(e.adapters), StreamWindow: cfg.HTTP.WriteTimeout})
+		Metrics: e.metrics.Handler(), StreamWindow: cfg.HTTP.WriteTimeout})
 	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log})
 	if err != nil {
 		_ = c.listener.Close()
 		_ = e.Close()
 		return nil, err
 	}
-	c.server = newHTTPServer(frontDoor(api, pages), cfg.HTTP, log)
+	// Counted around the front door: the mux inside that serves a request
+	// names its route pattern on it, for REST and web library alike.
+	c.server = newHTTPServer(e.metrics.Instrument(frontDoor(api, pages)), cfg.HTTP, log)
 	return c, nil
 }
 
@@ -446,8 +455,8 @@ func (c *Core) openChannelAPI(ctx context.Context, cfg *config.Config, log *slog
 		return fmt.Errorf("channel API: cannot listen on MONITOR_CHANNEL_ADDR=%s: %v", addr, unwrapOpError(err))
 	}
 	c.channelListener, c.channelSecret = lis, secret
-	c.channelServer = newHTTPServer(channelserver.NewServer(channelserver.Deps{Service: c.app, Secret: secret, Log: log,
-		StreamWindow: cfg.HTTP.WriteTimeout}), cfg.HTTP, log)
+	c.channelServer = newHTTPServer(c.metrics.Instrument(channelserver.NewServer(channelserver.Deps{Service: c.app, Secret: secret, Log: log,
+		StreamWindow: cfg.HTTP.WriteTimeout})), cfg.HTTP, log)
 	return nil
 }
 
