@@ -365,14 +365,11 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 				AND (c.data_scope = $2 OR c.data_scope = $1)` + join + `tenant_collections tc ON tc.tenant_id = $1 AND tc.collection_id = c.id
 			 WHERE (` + where + `)` + match
 			if s.d.name() == "postgres" {
-				// Every document is read (no index answers LIKE under RLS,
-				// searchSlice), and each match is joined by index lookups:
-				// the planner, misjudging LIKE, would hash every table.
-				conds := make([]string, len(terms))
-				for i, t := range terms {
-					conds[i] = `sd.doc LIKE ` + b.arg("%"+likeEscape(t)+"%") + ` ESCAPE '\'`
-				}
-				from = ` FROM (SELECT * FROM search_docs sd WHERE ` + strings.Join(conds, " AND ") + ` OFFSET 0) sd
+				// The documents every required term matches, found through
+				// the trigram index (pgMatches), each joined by index
+				// lookups: the planner, misjudging LIKE, would hash every
+				// table.
+				from = ` FROM (SELECT * FROM search_docs sd WHERE ` + b.pgMatches(terms) + ` OFFSET 0) sd
 				 CROSS JOIN LATERAL (SELECT * FROM collections c WHERE c.current_revision_id = sd.revision_id
 					AND (c.data_scope = $2 OR c.data_scope = $1) OFFSET 0) c
 				 CROSS JOIN LATERAL (SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1 AND tc.collection_id = c.id OFFSET 0) tc
@@ -434,6 +431,22 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 // asks for every match (the walk's rows again, then the rest).
 func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, terms []string,
 	build func(bool, []string, int) string, b *searchBuilder, out *[]SearchRow) error {
+	if len(terms) > 0 && s.searchDrive == 0 && len(q.Rank) == 0 {
+		// Few matches (a rare word, a word found nowhere): read them from
+		// the index, as SQLite does; many: walk the newest saves.
+		cb := &searchBuilder{d: b.d}
+		var n int
+		err := qr.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM search_docs sd WHERE `+cb.pgMatches(terms)+
+			` LIMIT `+itoa(searchDriveLimit)+`) m`, cb.args...).Scan(&n)
+		if err != nil {
+			return err
+		}
+		if n < searchDriveLimit {
+			rows, err := scanSearch(ctx, qr, build(true, terms, 0), b.args)
+			*out = rows
+			return err
+		}
+	}
 	if len(q.Rank) == 0 && s.searchDrive <= 0 {
 		rows, err := scanSearch(ctx, qr, build(false, terms, searchSlice), b.args)
 		if err != nil || len(rows) == q.Limit {
@@ -444,6 +457,18 @@ func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, t
 	rows, err := scanSearch(ctx, qr, build(len(terms) > 0 && s.searchDrive >= 0, terms, 0), b.args)
 	*out = rows
 	return err
+}
+
+// pgMatches is the condition that a document (sd) contains every one of
+// terms, answered through the trigram index by monitor_search_match
+// (migrations/postgres/0017_search_match.sql), which filters as the
+// row-level security policy does.
+func (b *searchBuilder) pgMatches(terms []string) string {
+	conds := make([]string, len(terms))
+	for i, t := range terms {
+		conds[i] = `sd.revision_id IN (SELECT monitor_search_match(` + b.arg("%"+likeEscape(t)+"%") + `))`
+	}
+	return strings.Join(conds, " AND ")
 }
 
 // scanSearch runs a search's query and reads its rows.
