@@ -391,7 +391,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 	}
 	api := httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
 		Metrics: metricsHandler(e.adapters), StreamWindow: cfg.HTTP.WriteTimeout})
-	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log})
+	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log, Ready: c.ready, DataDir: cfg.DataDir})
 	if err != nil {
 		_ = c.listener.Close()
 		_ = e.Close()
