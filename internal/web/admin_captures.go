@@ -177,13 +177,13 @@ func refsOf(values []string) ([]app.CaptureRef, bool) {
 // adminCaptureBatch serves POST /admin/captures/batch: retry or cancel
 // the ticked captures, at most app.MaxCaptureBatch.
 func (s *server) adminCaptureBatch(w http.ResponseWriter, r *http.Request, rq *request) {
+	err := r.ParseForm()
 	refs, ok := refsOf(r.PostForm["capture"])
-	if !ok {
-		s.renderCaptures(w, r, rq, http.StatusBadRequest, "")
+	if err != nil || !ok {
+		s.renderCaptures(w, r, rq, http.StatusBadRequest, s.t(rq, "admin.err.pick"))
 		return
 	}
 	var res app.BatchResult
-	var err error
 	switch r.PostFormValue("action") {
 	case "retry":
 		res, err = s.d.App.RetryCaptures(r.Context(), actorOf(rq), refs)

@@ -47,6 +47,7 @@ func adminMessages() catalog {
 		"admin.err.limits":  {"Limits are whole numbers, 0 for no limit.", "限额须为整数，0 表示不限。"},
 		"admin.err.quota":   {"The quota is a number of bytes, or empty for none.", "配额为字节数，留空表示不限。"},
 		"admin.err.max":     {"max is from 1 to %d rows.", "max 须在 1 到 %d 行之间。"},
+		"admin.err.pick":    {"Not done: these are not captures of this list.", "未执行：这些不是此列表中的采集。"},
 		"admin.err.setting": {"Not saved: %s", "未保存：%s"},
 
 		"admin.ov.version":   {"Version", "版本"},
