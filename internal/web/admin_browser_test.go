@@ -58,6 +58,8 @@ func TestAdminBrowser(t *testing.T) {
 		b.do(chromedp.Click(chromedp.CSS(`table.applications button[value=enabled]`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
 		require.Contains(t, b.text(), "Status changed.")
 		require.Contains(t, b.text(), "No one is waiting for approval.")
+		b.do(chromedp.Navigate(l.base+"/admin/river/jobs?state=completed"), chromedp.WaitVisible(chromedp.CSS(`#root a[href*="/admin/river/"]`)))
+		b.screenshot("admin-jobs")
 		tn, err := l.App().TenantShow(ctx, "carol")
 		require.NoError(t, err)
 		require.Equal(t, "enabled", tn.Status)

@@ -141,6 +141,13 @@ func TestAdminIsForAdminsOnly(t *testing.T) {
 		}
 		require.Equal(t, http.StatusOK, admin.get(p.path).Status, p.path)
 	}
+	jobs := admin.get("/admin/river/")
+	require.Equal(t, http.StatusOK, jobs.Status)
+	require.Contains(t, jobs.Body, "<title>River</title>", "River's job UI")
+	api := admin.get("/admin/river/api/jobs?state=completed")
+	require.Equal(t, http.StatusOK, api.Status, api.Body)
+	require.Contains(t, api.Body, `"data"`)
+	require.Equal(t, http.StatusNotFound, admin.post("/admin/river/api/jobs/cancel", nil).Status, "the job UI is read-only")
 	require.Equal(t, http.StatusForbidden, admin.do("POST", "/admin/tenants/alice/status", url.Values{"status": {"disabled"}}).Status,
 		"a write without the CSRF token is refused")
 	tn, err := l.App().TenantShow(context.Background(), "alice")

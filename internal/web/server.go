@@ -40,6 +40,9 @@ type Deps struct {
 	// file system the overview reports ("": none).
 	Ready   func(ctx context.Context) error
 	DataDir string
+	// Jobs is River's job UI, served read-only under /admin/river to
+	// admin sessions (nil: not available).
+	Jobs http.Handler
 }
 
 // access says who may open a route.
