@@ -181,7 +181,10 @@ func (s *server) renderAdminSettings(w http.ResponseWriter, r *http.Request, rq 
 			row.Input = ""
 		}
 		if st.Key == key {
-			row.Input, row.Error = input, problem
+			row.Error = problem
+			if !st.Secret { // a refused secret is not shown again
+				row.Input = input
+			}
 		}
 		v.Settings = append(v.Settings, row)
 	}
@@ -197,11 +200,7 @@ func (s *server) adminSetSetting(w http.ResponseWriter, r *http.Request, rq *req
 	}
 	_, err := s.d.App.SetSetting(r.Context(), actorOf(rq), key, value)
 	if errors.Is(err, app.ErrInvalid) {
-		shown := value
-		if strings.Contains(strings.ToLower(key), "token") || strings.Contains(strings.ToLower(key), "secret") {
-			shown = ""
-		}
-		s.renderAdminSettings(w, r, rq, http.StatusBadRequest, key, shown, s.t(rq, "admin.err.setting", err.Error()))
+		s.renderAdminSettings(w, r, rq, http.StatusBadRequest, key, value, s.t(rq, "admin.err.setting", err.Error()))
 		return
 	}
 	if err != nil {

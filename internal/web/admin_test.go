@@ -141,6 +141,7 @@ func TestAdminIsForAdminsOnly(t *testing.T) {
 		}
 		require.Equal(t, http.StatusOK, admin.get(p.path).Status, p.path)
 	}
+	require.Equal(t, http.StatusOK, admin.get("/admin/river/jobs").Status)
 	jobs := admin.get("/admin/river/")
 	require.Equal(t, http.StatusOK, jobs.Status)
 	require.Contains(t, jobs.Body, "<title>River</title>", "River's job UI")
@@ -321,6 +322,10 @@ func TestAdminEventsErrorsSettings(t *testing.T) {
 	set := admin.get("/admin/settings")
 	require.Contains(t, set.Body, `name="value" value="14"`)
 	require.Contains(t, set.Body, "restart needed", "settings that apply at the next start say so")
+	secret := admin.post("/admin/settings/telegram_token", url.Values{"value": {"not-a-token-sekrit"}})
+	require.Equal(t, http.StatusBadRequest, secret.Status)
+	require.Contains(t, secret.Body, "Not saved: setting telegram_token")
+	require.NotContains(t, secret.Body, "sekrit", "a refused secret is not shown again")
 	p = admin.post("/admin/settings/error_log_retention_days", url.Values{"reset": {"1"}})
 	require.Equal(t, http.StatusSeeOther, p.Status)
 
