@@ -44,7 +44,9 @@ func TestAdminBrowser(t *testing.T) {
 	}
 	shoot := func(b *browser, suffix string) {
 		t.Helper()
-		for _, pg := range []struct{ name, path string }{{"overview", "/admin"}, {"tenants", "/admin/tenants"}, {"captures", "/admin/captures"}} {
+		for _, pg := range []struct{ name, path string }{{"overview", "/admin"}, {"tenants", "/admin/tenants"}, {"captures", "/admin/captures"},
+			{"tenant", "/admin/tenants/alice"}, {"capture", "/admin/captures/" + alice.ID.String() + "/" + res.CaptureID.String()},
+			{"settings", "/admin/settings"}, {"audit", "/admin/audit"}} {
 			b.do(chromedp.Navigate(l.base+pg.path), chromedp.WaitVisible(chromedp.CSS("nav.admin-menu")))
 			b.screenshot("admin-" + pg.name + suffix)
 		}
