@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"riverqueue.com/riverui"
 
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
@@ -367,6 +368,8 @@ type Core struct {
 	channelSecret   string
 	// telegramToken is the token of the bot run in this process ("" = none).
 	telegramToken string
+	// jobsUI is River's job UI, mounted by the console at /admin/river.
+	jobsUI *riverui.Handler
 	// conditions turns readiness, adapters and the queue into events.
 	conditions *conditions
 }
@@ -398,7 +401,12 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 	}
 	api := httpapi.NewHandler(httpapi.Deps{Ready: c.ready, Log: log, App: e.app, Admin: e.app,
 		Metrics: e.metrics.Handler(), StreamWindow: cfg.HTTP.WriteTimeout})
-	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log})
+	if c.jobsUI, err = newJobsUI(e.queue, log); err != nil {
+		_ = c.listener.Close()
+		_ = e.Close()
+		return nil, err
+	}
+	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log, Ready: c.ready, DataDir: cfg.DataDir, Jobs: c.jobsUI})
 	if err != nil {
 		_ = c.listener.Close()
 		_ = e.Close()
@@ -512,6 +520,9 @@ func (c *Core) Run(ctx context.Context) error {
 	healthCtx, stopHealth := context.WithCancel(ctx)
 	healthDone := make(chan struct{})
 	go func() { defer close(healthDone); c.adapters.WatchHealth(healthCtx, adapterHealthInterval) }()
+	if err := c.jobsUI.Start(healthCtx); err != nil {
+		c.log.WarnContext(ctx, "the job UI did not start", slog.Any("err", err))
+	}
 	watchDone := make(chan struct{})
 	go func() { defer close(watchDone); c.watchConditions(healthCtx) }()
 	c.log.InfoContext(ctx, "monitor is serving",

@@ -26,6 +26,7 @@ type Service interface {
 	sessionService
 	settingsService
 	searchService
+	adminService
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 	Members(ctx context.Context, tenantID, collectionID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
@@ -36,6 +37,14 @@ type Deps struct {
 	App      Service
 	Renderer *Renderer
 	Log      *slog.Logger
+	// Ready checks the database and media store for the operator's
+	// overview (nil: not checked); DataDir is the data directory whose
+	// file system the overview reports ("": none).
+	Ready   func(ctx context.Context) error
+	DataDir string
+	// Jobs is River's job UI, served read-only under /admin/river to
+	// admin sessions (nil: not available).
+	Jobs http.Handler
 }
 
 // access says who may open a route.
@@ -71,6 +80,8 @@ type request struct {
 // server serves the live pages.
 type server struct {
 	d Deps
+	// started is when the handler was made, for the overview's uptime.
+	started time.Time
 }
 
 // routes is the route table of the live web library.
@@ -100,7 +111,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/settings", signedIn, s.saveSettings},
 		{http.MethodGet, "/c/{id}", signedIn, s.item},
 		{http.MethodGet, "/c/{id}/diff", signedIn, s.itemDiff},
-	}, s.signinRoutes()...)
+	}, append(s.signinRoutes(), s.adminRoutes()...)...)
 }
 
 // NewHandler returns the web library's handler. Mount it at / on the same
@@ -116,7 +127,7 @@ func NewHandler(d Deps) (http.Handler, error) {
 		}
 		d.Renderer = r
 	}
-	s := &server{d: d}
+	s := &server{d: d, started: time.Now()}
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
 		mux.HandleFunc(rt.method+" "+rt.pattern, s.wrap(rt))

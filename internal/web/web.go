@@ -25,9 +25,9 @@ var content embed.FS
 
 // pages are the page templates; each is rendered inside layout.html.
 func pages() []string {
-	return []string{"list.html", "post.html", "item.html", "terms.html", "search.html", "404.html", "error.html", "login.html",
+	return append([]string{"list.html", "post.html", "item.html", "terms.html", "search.html", "404.html", "error.html", "login.html",
 		"library.html", "capture.html", "usage.html", "tokens.html", "sessions.html", "settings.html", "results.html",
-		"submission.html"}
+		"submission.html"}, adminPages()...)
 }
 
 // Asset is a static file with a content-hashed name, so that it can be
@@ -93,8 +93,9 @@ func New() (*Renderer, error) {
 		"cardOf":    func(root string, p *Post) cardBlock { return cardBlock{Root: root, Post: p} },
 		"cardArgs":  func(p *Page, c card) cardArgs { return cardArgs{Page: p, Card: c} },
 		"list":      func(s ...string) []string { return s },
+		"bytes":     formatBytes,
 	}
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(content, "templates/layout.html", "templates/partials.html", "templates/entity.html")
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(content, "templates/layout.html", "templates/partials.html", "templates/entity.html", "templates/admin_partials.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: parse layout: %w", err)
 	}
