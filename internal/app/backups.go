@@ -202,7 +202,9 @@ type snapshotWorker struct {
 }
 
 // Timeout lets a snapshot of a large archive finish.
-func (w *snapshotWorker) Timeout(*river.Job[queue.ScheduledSnapshotArgs]) time.Duration { return 2 * time.Hour }
+func (w *snapshotWorker) Timeout(*river.Job[queue.ScheduledSnapshotArgs]) time.Duration {
+	return 2 * time.Hour
+}
 
 func (w *snapshotWorker) Work(ctx context.Context, _ *river.Job[queue.ScheduledSnapshotArgs]) error {
 	_, err := w.app.scheduledSnapshot(ctx)

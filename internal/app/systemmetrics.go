@@ -56,10 +56,10 @@ type Sampler struct {
 
 // samplePoint is what a rate is computed from.
 type samplePoint struct {
-	at        time.Time
-	cpu       time.Duration
-	cpuOK     bool
-	down, up  int64
+	at       time.Time
+	cpu      time.Duration
+	cpuOK    bool
+	down, up int64
 }
 
 // NewSampler returns the sampler of the process named instance.
