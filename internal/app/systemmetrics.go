@@ -52,7 +52,15 @@ type Sampler struct {
 
 	mu   sync.Mutex
 	prev *samplePoint
+	// sizedAt is when the database and media sizes were last measured;
+	// between measurements samples repeat them (sizes change slowly, and
+	// summing every object's size is the dearest probe).
+	sizedAt            time.Time
+	dbBytes, blobBytes *int64
 }
+
+// sizeEvery is how often a sampler measures the database and media sizes.
+const sizeEvery = 10 * time.Minute
 
 // samplePoint is what a rate is computed from.
 type samplePoint struct {
@@ -80,16 +88,7 @@ func (s *Sampler) Sample(ctx context.Context) error {
 	}
 	g := int64(runtime.NumGoroutine())
 	m.Goroutines = &g
-	if n, err := a.store.DatabaseBytes(ctx); err == nil {
-		m.DBBytes = &n
-	} else {
-		a.log.WarnContext(ctx, "metric sample: database size", "err", err)
-	}
-	if _, n, err := a.store.BlobUsage(ctx); err == nil {
-		m.BlobBytes = &n
-	} else {
-		a.log.WarnContext(ctx, "metric sample: blob usage", "err", err)
-	}
+	m.DBBytes, m.BlobBytes = s.sizes(ctx, now)
 	if n, err := a.store.QueueJobsWaiting(ctx); err == nil {
 		m.QueueJobs = &n
 	} else {
@@ -115,6 +114,29 @@ func (s *Sampler) Sample(ctx context.Context) error {
 		}
 	}
 	return a.store.MetricSampleInsert(ctx, m, now.Add(-MetricRetention))
+}
+
+// sizes are the database's and the media's bytes, measured at most every
+// sizeEvery.
+func (s *Sampler) sizes(ctx context.Context, now time.Time) (db, media *int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sizedAt.IsZero() && now.Sub(s.sizedAt) < sizeEvery && now.After(s.sizedAt) {
+		return s.dbBytes, s.blobBytes
+	}
+	a := s.app
+	s.sizedAt, s.dbBytes, s.blobBytes = now, nil, nil
+	if n, err := a.store.DatabaseBytes(ctx); err == nil {
+		s.dbBytes = &n
+	} else {
+		a.log.WarnContext(ctx, "metric sample: database size", "err", err)
+	}
+	if _, n, err := a.store.BlobUsage(ctx); err == nil {
+		s.blobBytes = &n
+	} else {
+		a.log.WarnContext(ctx, "metric sample: media usage", "err", err)
+	}
+	return s.dbBytes, s.blobBytes
 }
 
 // MetricSeries is the samples of a time window in equal buckets, for
@@ -232,62 +254,60 @@ func bucketSamples(samples []store.MetricSample, from time.Time, bucket time.Dur
 	for i := range out.Points {
 		out.Points[i].At = from.Add(time.Duration(i) * bucket)
 	}
-	// One tick: every process's sample at one sampling time.
+	names := MetricNames()
+	// Which metrics (in MetricNames' order) add up over processes: RSS,
+	// CPU, goroutines and the rates; the rest are shared figures.
+	summed := [numMetrics]bool{true, true, true, false, false, false, true, true}
 	type acc struct {
-		sum   float64
-		count int
+		sum   [numMetrics]float64
+		count [numMetrics]int
 	}
-	sums := make([]map[string]*acc, n)
-	addTick := func(idx int, tick map[string]*float64) {
-		if sums[idx] == nil {
-			sums[idx] = map[string]*acc{}
-		}
-		for name, v := range tick {
-			if v == nil {
-				continue
-			}
-			a := sums[idx][name]
-			if a == nil {
-				a = &acc{}
-				sums[idx][name] = a
-			}
-			a.sum += *v
-			a.count++
-		}
-	}
-	i := 0
-	for i < len(samples) {
+	accs := make([]acc, n)
+	for i := 0; i < len(samples); {
 		at := samples[i].SampledAt
-		tick := map[string]*float64{}
+		var tick [numMetrics]float64
+		var has [numMetrics]bool
 		for ; i < len(samples) && samples[i].SampledAt.Equal(at); i++ {
-			m := samples[i]
-			summed := map[string]*float64{MetricRSS: intF(m.RSSBytes), MetricCPU: m.CPUPercent, MetricGoroutines: intF(m.Goroutines),
-				MetricDownloadBPS: m.DownloadBPS, MetricUploadBPS: m.UploadBPS}
-			for k, v := range summed {
-				if v != nil {
-					tick[k] = ptrF(valueOr(tick[k]) + *v)
-				}
-			}
-			shared := map[string]*float64{MetricDB: intF(m.DBBytes), MetricBlob: intF(m.BlobBytes), MetricQueueJobs: intF(m.QueueJobs)}
-			for k, v := range shared {
-				if v != nil && (tick[k] == nil || *v > *tick[k]) {
-					tick[k] = v
+			for k, v := range sampleValues(&samples[i]) {
+				switch {
+				case v == nil:
+				case !has[k]:
+					tick[k], has[k] = *v, true
+				case summed[k]:
+					tick[k] += *v
+				case *v > tick[k]:
+					tick[k] = *v
 				}
 			}
 		}
 		idx := int(at.Sub(from) / bucket)
-		if idx >= 0 && idx < n {
-			addTick(idx, tick)
+		if idx < 0 || idx >= n {
+			continue
+		}
+		for k := range tick {
+			if has[k] {
+				accs[idx].sum[k] += tick[k]
+				accs[idx].count[k]++
+			}
 		}
 	}
-	for i, m := range sums {
-		for name, a := range m {
-			if a.count > 0 {
-				*out.Points[i].field(name) = ptrF(a.sum / float64(a.count))
+	for i := range accs {
+		for k, name := range names {
+			if c := accs[i].count[k]; c > 0 {
+				*out.Points[i].field(name) = ptrF(accs[i].sum[k] / float64(c))
 			}
 		}
 	}
 	return out
+}
+
+// numMetrics is how many metrics a sample holds (MetricNames).
+const numMetrics = 8
+
+// sampleValues is a sample's metrics in MetricNames' order.
+func sampleValues(m *store.MetricSample) [numMetrics]*float64 {
+	return [numMetrics]*float64{intF(m.RSSBytes), m.CPUPercent, intF(m.Goroutines), intF(m.DBBytes), intF(m.BlobBytes), intF(m.QueueJobs),
+		m.DownloadBPS, m.UploadBPS}
 }
 
 func intF(v *int64) *float64 {
@@ -298,10 +318,3 @@ func intF(v *int64) *float64 {
 }
 
 func ptrF(v float64) *float64 { return &v }
-
-func valueOr(v *float64) float64 {
-	if v == nil {
-		return 0
-	}
-	return *v
-}
