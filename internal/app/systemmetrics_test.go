@@ -40,6 +40,9 @@ func TestSamplerRecordsPurgesAndBuckets(t *testing.T) {
 			require.True(t, ok, name)
 			require.Positive(t, v, name)
 		}
+		media, ok := day.Latest(app.MetricBlob)
+		require.True(t, ok, "the media usage is readable as the app role, across tenants")
+		require.Zero(t, media, "nothing stored")
 		jobs, ok := day.Latest(app.MetricQueueJobs)
 		require.True(t, ok)
 		require.Zero(t, jobs, "nothing queued")
