@@ -118,7 +118,8 @@ type App struct {
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
-		masterKey: d.MasterKey, hooks: d.Hooks, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken, traffic: &traffic{}, backups: d.Backups}
+		masterKey: d.MasterKey, hooks: d.Hooks, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken}
+	a.traffic, a.backups = &traffic{}, d.Backups
 	a.http = a.traffic.countDownloads(a.http)
 	if a.blob != nil {
 		a.blob = countingBlob{Store: a.blob, n: &a.traffic.up}
