@@ -7,6 +7,7 @@ package app
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -69,6 +70,12 @@ type Deps struct {
 	// TelegramToken is the bot's token (MONITOR_TELEGRAM_TOKEN) for
 	// checking Telegram sign-ins; "" means the telegram_token setting.
 	TelegramToken string
+	// TelegramAPIURL is the Bot API's base URL (MONITOR_TELEGRAM_API_URL),
+	// where notifications to a Telegram chat go ("": api.telegram.org).
+	TelegramAPIURL string
+	// Backups is where scheduled and on-demand snapshots are written; the
+	// zero value means this instance has no snapshots (backups.go).
+	Backups BackupConfig
 }
 
 // Hooks are signals the pipeline fires for tests, so they wait on an event
@@ -106,6 +113,13 @@ type App struct {
 	// httpAddr and telegramToken are Deps.HTTPAddr and Deps.TelegramToken.
 	httpAddr      string
 	telegramToken string
+	// traffic counts downloaded and uploaded bytes (traffic.go).
+	traffic *traffic
+	// notify sends notifications (notify.go); backups is Deps.Backups.
+	notify  notifier
+	backups BackupConfig
+	// snapshotMu makes one snapshot at a time in this process.
+	snapshotMu sync.Mutex
 }
 
 // New returns the business layer. Pipeline work needs a queue: register the
@@ -113,6 +127,12 @@ type App struct {
 func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
 		masterKey: d.MasterKey, hooks: d.Hooks, metrics: d.Metrics, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken}
+	a.traffic, a.backups = &traffic{}, d.Backups
+	a.http = a.traffic.countDownloads(a.http)
+	if a.blob != nil {
+		a.blob = countingBlob{Store: a.blob, n: &a.traffic.up}
+	}
+	a.notify = newNotifier(d.TelegramAPIURL)
 	if a.now == nil {
 		a.now = time.Now
 		if d.Store != nil {
@@ -137,6 +157,8 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &lifecycleWorker[queue.PurgeCollectionsArgs]{run: a.PurgeCollections})
 	river.AddWorker(w, &lifecycleWorker[queue.CollectGarbageArgs]{run: a.CollectGarbage})
 	river.AddWorker(w, &lifecycleWorker[queue.InterruptStaleArgs]{run: a.InterruptStale})
+	river.AddWorker(w, &notifyWorker{app: a})
+	river.AddWorker(w, &snapshotWorker{app: a})
 }
 
 // AttachQueue gives the business layer the queue its transactions insert

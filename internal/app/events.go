@@ -71,9 +71,14 @@ func (a *App) RecordEvent(ctx context.Context, key, severity, message string) er
 	if message == "" {
 		return errorf(ErrInvalid, "event %s needs a message", key)
 	}
+	plan := a.planNotify(ctx) // read before the transaction (notify.go)
+	now := a.now()
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		_, err := tx.EventRecord(ctx, key, severity, message, a.now())
-		return err
+		e, err := tx.EventRecord(ctx, key, severity, message, now)
+		if err != nil {
+			return err
+		}
+		return a.announce(ctx, tx, plan, e, now)
 	})
 }
 
@@ -81,10 +86,12 @@ func (a *App) RecordEvent(ctx context.Context, key, severity, message string) er
 // Resolving one that is resolved already changes nothing.
 func (a *App) ResolveEvent(ctx context.Context, actor, key string) (EventView, error) {
 	var e store.Event
+	plan := a.planNotify(ctx)
+	now := a.now()
 	err := a.store.InTx(ctx, func(tx *store.Tx) error {
 		var changed bool
 		var err error
-		if e, changed, err = tx.EventResolve(ctx, key, a.now()); err != nil {
+		if e, changed, err = tx.EventResolve(ctx, key, now); err != nil {
 			if isNotFound(err) {
 				return errorf(ErrNotFound, "no event with key %q", key)
 			}
@@ -92,6 +99,9 @@ func (a *App) ResolveEvent(ctx context.Context, actor, key string) (EventView, e
 		}
 		if !changed {
 			return nil
+		}
+		if err := a.announceRecovery(ctx, tx, plan, e, now); err != nil {
+			return err
 		}
 		return audit(ctx, tx, actor, "event.resolve", key,
 			map[string]any{"status": EventOpen, "count": e.Count}, map[string]any{"status": EventResolved, "count": e.Count})

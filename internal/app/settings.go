@@ -49,6 +49,13 @@ type Settings struct {
 	// WebBaseURL is the address people open the web library at, the base
 	// of sign-in links ("": http:// and the HTTP listen address).
 	WebBaseURL string
+	// BackupInterval is how often a snapshot is written (0: never);
+	// BackupKeep how many of the newest are kept (backups.go).
+	BackupInterval time.Duration
+	BackupKeep     int
+	// Notify is how operators are told about events, without its secrets
+	// (notify.go).
+	Notify NotifySettings
 }
 
 // TenantLimits bound how much one tenant may ask for (0: no limit).
@@ -167,6 +174,27 @@ func settingKeys() []settingKey {
 		{name: "web_base_url", typ: "string", def: "",
 			help:     "the address people open the web library at, such as https://monitor.example.org or https://example.org/monitor: the base of sign-in links (empty: http:// and MONITOR_HTTP_ADDR)",
 			validate: checkWebBaseURL, apply: func(s *Settings, v string) { s.WebBaseURL = strings.TrimRight(v, "/") }},
+		{name: "backup_interval_hours", typ: "int", def: "0", help: "hours between scheduled snapshots of the instance (0: none); embedded default with media files only",
+			validate: intIn(0, 8760), apply: func(s *Settings, v string) { s.BackupInterval = time.Duration(atoi(v)) * time.Hour }},
+		{name: "backup_keep_count", typ: "int", def: "7", help: "how many of the newest snapshots are kept; older ones are deleted after each new one",
+			validate: intIn(1, 1000), apply: func(s *Settings, v string) { s.BackupKeep = atoi(v) }},
+		{name: "notify_min_severity", typ: "string", def: "warn", help: "least severity of the events operators are told about: info, warn or error",
+			validate: oneOf(SeverityInfo, SeverityWarn, SeverityError), apply: func(s *Settings, v string) { s.Notify.MinSeverity = v }},
+		{name: "notify_recovery", typ: "bool", def: "true", help: "also tell operators when an event they were told about is resolved (true or false)",
+			validate: oneOf("true", "false"), apply: func(s *Settings, v string) { s.Notify.Recovery = v == "true" }},
+		{name: "notify_language", typ: "string", def: "en", help: "language of notifications: en or zh-CN",
+			validate: oneOf("en", "zh-CN"), apply: func(s *Settings, v string) { s.Notify.Language = v }},
+		{name: "notify_telegram_chat_id", typ: "string", def: "", help: "Telegram chat that gets notifications: a chat id such as -1001234567890 or a @channel (empty: none)",
+			validate: telegramChatID, apply: func(s *Settings, v string) { s.Notify.TelegramChat = v }},
+		{name: "notify_telegram_token", typ: "string", def: "", secret: true,
+			help: "Bot API token that sends notifications (empty: the bot's own token)", validate: telegramToken,
+			apply: func(*Settings, string) {}}, // read with SecretSetting
+		{name: "notify_webhook_url", typ: "string", def: "", secret: true,
+			help: "http(s) address that gets each notification as a JSON POST (empty: none)", validate: webhookURL,
+			apply: func(*Settings, string) {}}, // read with SecretSetting
+		{name: "notify_webhook_secret", typ: "string", def: "", secret: true,
+			help: "secret of the webhook's X-Monitor-Signature: sha256=<HMAC-SHA256 of the body>, at least 16 characters", validate: webhookSecret,
+			apply: func(*Settings, string) {}}, // read with SecretSetting
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
 			apply: func(*Settings, string) {}}, // read with SecretSetting

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // This file lists every job kind Monitor runs, so the pipeline can be read
@@ -150,6 +151,45 @@ func (InterruptStaleArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
 }
 
+// NotifyArgs asks the control worker to tell operators about an event
+// through one notification channel (telegram or webhook). It carries the
+// event as it was when the notification was decided.
+type NotifyArgs struct {
+	// Channel is "telegram" or "webhook".
+	Channel string `json:"channel"`
+	// Type is "event" (it happened) or "recovery" (it was resolved).
+	Type     string    `json:"type"`
+	Key      string    `json:"key"`
+	Severity string    `json:"severity"`
+	Message  string    `json:"message"`
+	Count    int64     `json:"count"`
+	At       time.Time `json:"at"`
+}
+
+// Kind is the job kind stored in River.
+func (NotifyArgs) Kind() string { return "notify" }
+
+// InsertOpts puts notifications on the control queue; a channel that
+// fails is tried again a few times.
+func (NotifyArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 5}
+}
+
+// ScheduledSnapshotArgs asks the control worker to write a snapshot when
+// the newest one is older than backup_interval_hours (0: never), and to
+// delete the snapshots beyond backup_keep_count.
+type ScheduledSnapshotArgs struct{}
+
+// Kind is the job kind stored in River.
+func (ScheduledSnapshotArgs) Kind() string { return "scheduled_snapshot" }
+
+// InsertOpts puts the check on the control queue, one at a time.
+func (ScheduledSnapshotArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
+}
+
 // Schedule lists the jobs River inserts on a schedule, for Queue.AddPeriodic.
 // Only the elected leader among the processes inserts them, so each runs
 // once per period however many replicas serve. Their workers must be
@@ -172,6 +212,9 @@ func Schedule() []*river.PeriodicJob {
 		every(time.Hour, CollectGarbageArgs{}.Kind(), CollectGarbageArgs{}),
 		// Work lost in a crash ends INTERRUPTED instead of staying in flight.
 		every(15*time.Minute, InterruptStaleArgs{}.Kind(), InterruptStaleArgs{}),
+		// Scheduled snapshots: the interval is a runtime setting (hours), so
+		// the check runs every 15 minutes and is a no-op while it is 0.
+		every(15*time.Minute, ScheduledSnapshotArgs{}.Kind(), ScheduledSnapshotArgs{}),
 	}
 }
 

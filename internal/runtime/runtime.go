@@ -309,7 +309,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
 	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks, Metrics: e.metrics,
-		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken})
+		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken, TelegramAPIURL: cfg.TelegramAPIURL, Backups: backupConfig(cfg)})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
 	}
@@ -525,6 +525,8 @@ func (c *Core) Run(ctx context.Context) error {
 	}
 	watchDone := make(chan struct{})
 	go func() { defer close(watchDone); c.watchConditions(healthCtx) }()
+	sampleDone := make(chan struct{})
+	go func() { defer close(sampleDone); c.sampleMetrics(healthCtx) }()
 	c.log.InfoContext(ctx, "monitor is serving",
 		slog.String("http", "http://"+c.Addr()),
 		slog.String("channel_api", c.ChannelAddr()),
@@ -556,6 +558,7 @@ func (c *Core) Run(ctx context.Context) error {
 	stopHealth()
 	<-healthDone
 	<-watchDone
+	<-sampleDone
 	if err := c.Stop(stopCtx); err != nil {
 		runErr = errors.Join(runErr, err)
 	}

@@ -120,3 +120,10 @@ func (s *Store) EventList(ctx context.Context, status string, limit int) ([]Even
 	})
 	return out, wrap(s.d, "list events", err)
 }
+
+// EventMarkNotified records that operators were told about the event at
+// the given time, which starts its notification cooldown.
+func (tx *Tx) EventMarkNotified(ctx context.Context, key string, at time.Time) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE events SET last_notified_at = $2 WHERE key = $1`, key, at.UTC().Truncate(time.Microsecond))
+	return wrap(tx.d, "mark event notified "+key, err)
+}
