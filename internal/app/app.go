@@ -129,6 +129,8 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &lifecycleWorker[queue.PurgeCollectionsArgs]{run: a.PurgeCollections})
 	river.AddWorker(w, &lifecycleWorker[queue.CollectGarbageArgs]{run: a.CollectGarbage})
 	river.AddWorker(w, &lifecycleWorker[queue.InterruptStaleArgs]{run: a.InterruptStale})
+	river.AddWorker(w, &watchTickWorker{app: a})
+	river.AddWorker(w, &watchSourceWorker{app: a})
 }
 
 // AttachQueue gives the business layer the queue its transactions insert

@@ -49,6 +49,22 @@ type Settings struct {
 	// WebBaseURL is the address people open the web library at, the base
 	// of sign-in links ("": http:// and the HTTP listen address).
 	WebBaseURL string
+	// Watches are the limits of watched sources (watches.go).
+	Watches WatchSettings
+}
+
+// WatchSettings bound watched sources (seed 003's watch settings).
+type WatchSettings struct {
+	// MinInterval is the shortest interval a watch may ask for.
+	MinInterval time.Duration
+	// ApplyEnabled: tenants may create watches (admins always may).
+	ApplyEnabled bool
+	// RequireApproval: a tenant's new watch waits for an admin.
+	RequireApproval bool
+	// MaxSources is how many distinct sources may be watched at once.
+	MaxSources int
+	// PerTenant is how many watches one tenant may have.
+	PerTenant int
 }
 
 // TenantLimits bound how much one tenant may ask for (0: no limit).
@@ -167,10 +183,28 @@ func settingKeys() []settingKey {
 		{name: "web_base_url", typ: "string", def: "",
 			help:     "the address people open the web library at, such as https://monitor.example.org or https://example.org/monitor: the base of sign-in links (empty: http:// and MONITOR_HTTP_ADDR)",
 			validate: checkWebBaseURL, apply: func(s *Settings, v string) { s.WebBaseURL = strings.TrimRight(v, "/") }},
+		{name: "watch_min_interval_seconds", typ: "int", def: "300", help: "shortest interval, in seconds, a watched source may be read at",
+			validate: intIn(60, 86400), apply: func(s *Settings, v string) { s.Watches.MinInterval = time.Duration(atoi(v)) * time.Second }},
+		{name: "watch_apply_enabled", typ: "bool", def: "true", help: "tenants may watch profiles and channels (false: only admins add watches)",
+			validate: boolValue, apply: func(s *Settings, v string) { s.Watches.ApplyEnabled = v == "true" }},
+		{name: "watch_require_approval", typ: "bool", def: "false", help: "a tenant's new watch is pending until an admin approves it",
+			validate: boolValue, apply: func(s *Settings, v string) { s.Watches.RequireApproval = v == "true" }},
+		{name: "watch_max_sources", typ: "int", def: "20", help: "how many distinct profiles and channels may be watched at once, over all tenants",
+			validate: intIn(0, 100000), apply: func(s *Settings, v string) { s.Watches.MaxSources = atoi(v) }},
+		{name: "watch_per_user_limit", typ: "int", def: "3", help: "how many watches one tenant may have",
+			validate: intIn(0, 10000), apply: func(s *Settings, v string) { s.Watches.PerTenant = atoi(v) }},
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
 			apply: func(*Settings, string) {}}, // read with SecretSetting
 	}
+}
+
+// boolValue accepts true or false.
+func boolValue(v string) error {
+	if v != "true" && v != "false" {
+		return fmt.Errorf("must be true or false")
+	}
+	return nil
 }
 
 func optionalInt(lo, hi int) func(string) error {

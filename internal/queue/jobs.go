@@ -150,6 +150,35 @@ func (InterruptStaleArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
 }
 
+// WatchTickArgs asks the control worker to find the watched sources that
+// are due and start one WatchSourceArgs run for each.
+type WatchTickArgs struct{}
+
+// Kind is the job kind stored in River.
+func (WatchTickArgs) Kind() string { return "watch_tick" }
+
+// InsertOpts puts the tick on the control queue.
+func (WatchTickArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
+// WatchSourceArgs asks the control worker to read one watched source's
+// newest pages and fan its new posts out to every watcher. Owner is the
+// lease the tick took on the source: a run whose lease was lost does
+// nothing.
+type WatchSourceArgs struct {
+	SourceID uuid.UUID `json:"source_id"`
+	Owner    string    `json:"owner"`
+}
+
+// Kind is the job kind stored in River.
+func (WatchSourceArgs) Kind() string { return "watch_source" }
+
+// InsertOpts puts source runs on the control queue, one job per lease.
+func (WatchSourceArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
 // Schedule lists the jobs River inserts on a schedule, for Queue.AddPeriodic.
 // Only the elected leader among the processes inserts them, so each runs
 // once per period however many replicas serve. Their workers must be
@@ -172,6 +201,8 @@ func Schedule() []*river.PeriodicJob {
 		every(time.Hour, CollectGarbageArgs{}.Kind(), CollectGarbageArgs{}),
 		// Work lost in a crash ends INTERRUPTED instead of staying in flight.
 		every(15*time.Minute, InterruptStaleArgs{}.Kind(), InterruptStaleArgs{}),
+		// Watched sources: every minute, the due ones are read.
+		every(time.Minute, WatchTickArgs{}.Kind(), WatchTickArgs{}),
 	}
 }
 
