@@ -315,7 +315,13 @@ func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolve
 		errText := note
 		posts := make([]store.WatchRunPost, 0, len(links))
 		for _, u := range links {
-			sub, err := a.createChild(ctx, tx, tenant, watchKey(w.ID, u), nil, stagedTarget{URL: u}, resolved[u])
+			key := watchKey(w.ID, u)
+			if _, err := tx.SubmissionGetByIdemKey(ctx, w.TenantID, key); err == nil {
+				continue // given by a run that did not get to record its end
+			} else if !isNotFound(err) {
+				return err
+			}
+			sub, err := a.createChild(ctx, tx, tenant, key, nil, stagedTarget{URL: u}, resolved[u])
 			var qe *QuotaError
 			if errors.As(err, &qe) {
 				errText = joinNote(errText, fmt.Sprintf("%d new posts were not archived: %s", len(links)-len(posts), qe.Error()))
