@@ -71,7 +71,9 @@ type watchSourceWorker struct {
 }
 
 // Timeout ends a run well before its lease does.
-func (w *watchSourceWorker) Timeout(*river.Job[queue.WatchSourceArgs]) time.Duration { return watchLease / 2 }
+func (w *watchSourceWorker) Timeout(*river.Job[queue.WatchSourceArgs]) time.Duration {
+	return watchLease / 2
+}
 
 func (w *watchSourceWorker) Work(ctx context.Context, job *river.Job[queue.WatchSourceArgs]) error {
 	return w.app.runWatchSource(ctx, job.Args.SourceID, job.Args.Owner)
