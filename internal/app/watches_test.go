@@ -414,3 +414,26 @@ func TestWatchBadInput(t *testing.T) {
 	err = p.app.DeleteWatch(ctx, alice, w.ID)
 	require.True(t, errors.Is(err, app.ErrNotFound))
 }
+
+func TestWatchTelegramChannel(t *testing.T) {
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		ctx := context.Background()
+		ch := p.tme.AddChannel("watch_channel", 30, 20)
+		alice := p.tenant(t, "alice", nil)
+		w, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: ch.URL})
+		require.NoError(t, err)
+		p.tick(t, 0, 1)
+		require.Empty(t, p.lastRun(t, alice, w.ID).Posts)
+		fresh := p.tme.GrowChannel("watch_channel", 3)
+		p.tick(t, 15*time.Minute, 1)
+		run := p.lastRun(t, alice, w.ID)
+		require.Equal(t, oldestFirst(fresh), runURLs(run))
+		for _, post := range run.Posts {
+			c, err := p.app.Collection(ctx, alice, post.CollectionID)
+			require.NoError(t, err)
+			require.NotEmpty(t, c.Media, "the post's photo is archived")
+		}
+		p.tick(t, 15*time.Minute, 1)
+		require.Empty(t, p.lastRun(t, alice, w.ID).Posts, "none twice")
+	})
+}
