@@ -23,13 +23,13 @@ const (
 
 // tick moves the clock by d, runs the watch tick and waits for the n
 // source runs it must start.
-func (p *pipeline) tick(t *testing.T, d time.Duration, n int) {
+func (p *pipeline) tick(t testing.TB, d time.Duration, n int) {
 	t.Helper()
 	p.clock.Advance(d)
 	tickOn(t, p.app, p.q, n)
 }
 
-func tickOn(t *testing.T, a *app.App, q *queue.Queue, n int) {
+func tickOn(t testing.TB, a *app.App, q *queue.Queue, n int) {
 	t.Helper()
 	done := testcore.JobDone(t, q, queue.WatchSourceArgs{}.Kind())
 	got, err := a.WatchTick(context.Background())

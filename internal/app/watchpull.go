@@ -33,8 +33,10 @@ const (
 	// watchLease is how long a run holds its source; a run whose process
 	// died frees it when it expires.
 	watchLease = 10 * time.Minute
-	// watchClaimBatch is how many sources one tick starts.
+	// watchClaimBatch is how many sources one transaction of a tick
+	// leases, and maxWatchBatches how many such transactions a tick runs.
 	watchClaimBatch = 200
+	maxWatchBatches = 25
 	// watchPageSize is how many posts one page read asks for: one upstream
 	// page of X or t.me.
 	watchPageSize = 20
@@ -80,26 +82,38 @@ func (w *watchSourceWorker) Work(ctx context.Context, job *river.Job[queue.Watch
 }
 
 // WatchTick leases the watched sources that are due and starts a run of
-// each; it returns how many it started. The periodic watch_tick job calls
-// it; tests call it after moving the clock.
+// each, watchClaimBatch sources a transaction, at most maxWatchBatches
+// batches a tick; it returns how many it started. The periodic watch_tick
+// job calls it; tests call it after moving the clock.
 func (a *App) WatchTick(ctx context.Context) (int, error) {
 	now := a.now()
 	owner := uuid.NewString()
-	n := 0
-	err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		due, err := tx.WatchSourcesClaimDue(ctx, owner, now, now.Add(watchLease), watchClaimBatch)
-		if err != nil {
-			return err
-		}
-		for _, s := range due {
-			if err := a.insertJob(ctx, tx, queue.WatchSourceArgs{SourceID: s.ID, Owner: owner}); err != nil {
+	total := 0
+	for range maxWatchBatches {
+		n := 0
+		err := a.store.InTx(ctx, func(tx *store.Tx) error {
+			due, err := tx.WatchSourcesClaimDue(ctx, owner, now, now.Add(watchLease), watchClaimBatch)
+			if err != nil {
 				return err
 			}
+			if n = len(due); n == 0 {
+				return nil
+			}
+			if a.queue == nil {
+				return fmt.Errorf("app: no queue attached; cannot start watch runs")
+			}
+			jobs := make([]river.JobArgs, len(due))
+			for i, s := range due {
+				jobs[i] = queue.WatchSourceArgs{SourceID: s.ID, Owner: owner}
+			}
+			return a.queue.InsertManyTx(ctx, tx, jobs)
+		})
+		total += n
+		if err != nil || n < watchClaimBatch {
+			return total, err
 		}
-		n = len(due)
-		return nil
-	})
-	return n, err
+	}
+	return total, nil
 }
 
 // watchKey is the idempotency key of the submission a watch makes for a

@@ -135,31 +135,27 @@ func (s *Store) WatchSourceGet(ctx context.Context, id uuid.UUID) (ws WatchSourc
 // returns them. A run whose process died loses its lease when it expires.
 func (tx *Tx) WatchSourcesClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]WatchSource, error) {
 	now, leaseUntil = utc(now), utc(leaseUntil)
-	rows, err := tx.tx.QueryContext(ctx, `SELECT `+watchSourceColumns+` FROM watch_sources
-		WHERE watchers > 0 AND next_run_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-		ORDER BY next_run_at, id LIMIT $2`, now, limit)
+	// The lease condition is checked again outside the subquery, so a
+	// source another tick leased meanwhile is not taken twice.
+	rows, err := tx.tx.QueryContext(ctx, `UPDATE watch_sources SET lease_owner = $2, lease_until = $3
+		WHERE (lease_until IS NULL OR lease_until < $1) AND id IN (
+			SELECT id FROM watch_sources
+			WHERE watchers > 0 AND next_run_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			ORDER BY next_run_at, id LIMIT $4)
+		RETURNING `+watchSourceColumns, now, owner, leaseUntil, limit)
 	if err != nil {
-		return nil, wrap(tx.d, "find due watch sources", err)
+		return nil, wrap(tx.d, "lease due watch sources", err)
 	}
+	defer rows.Close()
 	var out []WatchSource
 	for rows.Next() {
 		ws, err := scanWatchSource(rows)
 		if err != nil {
-			_ = rows.Close()
-			return nil, wrap(tx.d, "find due watch sources", err)
+			return nil, wrap(tx.d, "lease due watch sources", err)
 		}
 		out = append(out, ws)
 	}
-	if err := rows.Close(); err != nil {
-		return nil, wrap(tx.d, "find due watch sources", err)
-	}
-	for _, ws := range out {
-		if _, err := tx.tx.ExecContext(ctx, `UPDATE watch_sources SET lease_owner = $2, lease_until = $3 WHERE id = $1`,
-			ws.ID, owner, leaseUntil); err != nil {
-			return nil, wrap(tx.d, "lease watch source", err)
-		}
-	}
-	return out, nil
+	return out, wrap(tx.d, "lease due watch sources", rows.Err())
 }
 
 // WatchSourceHeld reports whether owner still holds source id's lease at
