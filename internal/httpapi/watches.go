@@ -143,12 +143,16 @@ func (d Deps) deleteWatch(w http.ResponseWriter, r *http.Request) {
 
 // pauseWatch: POST /v1/watches/{id}/pause.
 func (d Deps) pauseWatch(w http.ResponseWriter, r *http.Request) {
-	d.watchCall(w, r, func(tenantID, id uuid.UUID) (app.WatchView, error) { return d.App.PauseWatch(r.Context(), tenantID, id) })
+	d.watchCall(w, r, func(tenantID, id uuid.UUID) (app.WatchView, error) {
+		return d.App.PauseWatch(r.Context(), tenantID, id)
+	})
 }
 
 // resumeWatch: POST /v1/watches/{id}/resume.
 func (d Deps) resumeWatch(w http.ResponseWriter, r *http.Request) {
-	d.watchCall(w, r, func(tenantID, id uuid.UUID) (app.WatchView, error) { return d.App.ResumeWatch(r.Context(), tenantID, id) })
+	d.watchCall(w, r, func(tenantID, id uuid.UUID) (app.WatchView, error) {
+		return d.App.ResumeWatch(r.Context(), tenantID, id)
+	})
 }
 
 // watchRuns lists a watch's runs, newest first: GET /v1/watches/{id}/runs?limit=.
