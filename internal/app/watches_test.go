@@ -437,3 +437,37 @@ func TestWatchTelegramChannel(t *testing.T) {
 		require.Empty(t, p.lastRun(t, alice, w.ID).Posts, "none twice")
 	})
 }
+
+// A source is never read by two runs at once: a tick skips a source whose
+// lease another run holds, takes it again once that lease has expired (a
+// process that died), and the run that lost its lease does nothing.
+func TestWatchLease(t *testing.T) {
+	testcore.Each(t, testcore.Options{NoStart: true}, func(t *testing.T, c *testcore.Core) {
+		p := pipelineOf(c)
+		ctx := context.Background()
+		tl := p.fx.AddTimeline(watchHandle, watchID, 30, 20)
+		alice := p.tenant(t, "alice", nil)
+		w, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: tl.ProfileURL})
+		require.NoError(t, err)
+		n, err := p.app.WatchTick(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		n, err = p.app.WatchTick(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 0, n, "the first run holds the source")
+		p.clock.Advance(11 * time.Minute)
+		done := testcore.JobDone(t, p.q, queue.WatchSourceArgs{}.Kind())
+		n, err = p.app.WatchTick(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "an expired lease is taken again")
+		statuses := "/2/profile/" + watchHandle + "/statuses"
+		before := p.fx.Hits(statuses)
+		p.start(t)
+		done()
+		done()
+		require.Equal(t, before+1, p.fx.Hits(statuses), "the run that lost its lease reads nothing")
+		runs, err := p.app.WatchRuns(ctx, alice, w.ID, 10)
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+	})
+}
