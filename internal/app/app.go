@@ -159,6 +159,8 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &lifecycleWorker[queue.InterruptStaleArgs]{run: a.InterruptStale})
 	river.AddWorker(w, &notifyWorker{app: a})
 	river.AddWorker(w, &snapshotWorker{app: a})
+	river.AddWorker(w, &watchTickWorker{app: a})
+	river.AddWorker(w, &watchSourceWorker{app: a})
 }
 
 // AttachQueue gives the business layer the queue its transactions insert

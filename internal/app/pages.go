@@ -224,7 +224,7 @@ func (a *App) runRelated(ctx context.Context, id uuid.UUID) error {
 				if r.Target == nil {
 					continue
 				}
-				if err := a.createChild(ctx, tx, tenant, root, sub.ID, chunk[i], r); err != nil {
+				if _, err := a.createChild(ctx, tx, tenant, childKey(root, chunk[i].URL), &sub.ID, chunk[i], r); err != nil {
 					return err
 				}
 			}
@@ -293,16 +293,18 @@ func childKey(root uuid.UUID, url string) string {
 	return "related:" + root.String() + ":" + hex.EncodeToString(sum[:12])
 }
 
-// createChild makes the automatic submission of one related target, in
-// the page's transaction (which holds the tenant lock). A target with
-// refresh_after_seconds 0 reuses what is archived; otherwise it is
-// observed again when its last observation is older.
-func (a *App) createChild(ctx context.Context, tx *store.Tx, tenant store.Tenant, root, page uuid.UUID, t stagedTarget, r adapterapi.Resolved) error {
-	key := childKey(root, t.URL)
-	if _, err := tx.SubmissionGetByIdemKey(ctx, tenant.ID, key); err == nil {
-		return nil
+// createChild makes the automatic submission of one related target under
+// the idempotency key, in a transaction that holds the tenant lock (a
+// page's, or a watch run's with no parent page). A key made before
+// answers the submission it made. A target with refresh_after_seconds 0
+// reuses what is archived; otherwise it is observed again when its last
+// observation is older.
+func (a *App) createChild(ctx context.Context, tx *store.Tx, tenant store.Tenant, key string, page *uuid.UUID, t stagedTarget,
+	r adapterapi.Resolved) (store.Submission, error) {
+	if sub, err := tx.SubmissionGetByIdemKey(ctx, tenant.ID, key); err == nil {
+		return sub, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
+		return store.Submission{}, err
 	}
 	tg := r.Target
 	coll, _, err := tx.CollectionGetOrInsert(ctx, store.Collection{
@@ -319,40 +321,41 @@ func (a *App) createChild(ctx context.Context, tx *store.Tx, tenant store.Tenant
 		SourceURL:   tg.GetCanonicalUrl(),
 	})
 	if err != nil {
-		return err
+		return store.Submission{}, err
 	}
 	if coll, err = canonicalCollection(ctx, tx, tenant.ID, coll); err != nil {
-		return err
+		return store.Submission{}, err
 	}
 	saved, err := tx.TenantCollectionExists(ctx, tenant.ID, coll.ID)
 	if err != nil {
-		return err
+		return store.Submission{}, err
 	}
 	if !saved {
 		if err := checkQuota(ctx, tx, tenant, coll.ID); err != nil {
-			return err
+			return store.Submission{}, err
 		}
 	}
 	fresh := false
 	if t.RefreshAfterSeconds > 0 && coll.CurrentRevisionID != nil {
 		observed, err := tx.RevisionObservedAt(ctx, *coll.CurrentRevisionID)
 		if err != nil {
-			return err
+			return store.Submission{}, err
 		}
 		fresh = a.now().Sub(observed) > time.Duration(t.RefreshAfterSeconds)*time.Second
 	}
 	c, err := a.captureFor(ctx, tx, tenant, coll, r, fresh, captureSpec{Automatic: true, Expand: expandNone})
 	if err != nil {
-		return err
+		return store.Submission{}, err
 	}
-	if _, err := tx.SubmissionInsert(ctx, store.Submission{
+	sub, err := tx.SubmissionInsert(ctx, store.Submission{
 		TenantID: tenant.ID, CaptureID: c.ID, CollectionID: coll.ID, IdemKey: key, InputURL: t.URL,
-		Automatic: true, ParentID: &page,
-	}); err != nil {
-		return err
+		Automatic: true, ParentID: page,
+	})
+	if err != nil {
+		return store.Submission{}, err
 	}
 	_, err = tx.TenantCollectionSave(ctx, tenant.ID, coll.ID)
-	return err
+	return sub, err
 }
 
 // nextPage makes the page after page, starting at cursor, with its own

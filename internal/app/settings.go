@@ -56,6 +56,22 @@ type Settings struct {
 	// Notify is how operators are told about events, without its secrets
 	// (notify.go).
 	Notify NotifySettings
+	// Watches are the limits of watched sources (watches.go).
+	Watches WatchSettings
+}
+
+// WatchSettings bound watched sources (seed 003's watch settings).
+type WatchSettings struct {
+	// MinInterval is the shortest interval a watch may ask for.
+	MinInterval time.Duration
+	// ApplyEnabled: tenants may create watches (admins always may).
+	ApplyEnabled bool
+	// RequireApproval: a tenant's new watch waits for an admin.
+	RequireApproval bool
+	// MaxSources is how many distinct sources may be watched at once.
+	MaxSources int
+	// PerTenant is how many watches one tenant may have.
+	PerTenant int
 }
 
 // TenantLimits bound how much one tenant may ask for (0: no limit).
@@ -195,10 +211,28 @@ func settingKeys() []settingKey {
 		{name: "notify_webhook_secret", typ: "string", def: "", secret: true,
 			help: "secret of the webhook's X-Monitor-Signature: sha256=<HMAC-SHA256 of the body>, at least 16 characters", validate: webhookSecret,
 			apply: func(*Settings, string) {}}, // read with SecretSetting
+		{name: "watch_min_interval_seconds", typ: "int", def: "300", help: "shortest interval, in seconds, a watched source may be read at",
+			validate: intIn(60, 86400), apply: func(s *Settings, v string) { s.Watches.MinInterval = time.Duration(atoi(v)) * time.Second }},
+		{name: "watch_apply_enabled", typ: "bool", def: "true", help: "tenants may watch profiles and channels (false: only admins add watches)",
+			validate: boolValue, apply: func(s *Settings, v string) { s.Watches.ApplyEnabled = v == "true" }},
+		{name: "watch_require_approval", typ: "bool", def: "false", help: "a tenant's new watch is pending until an admin approves it",
+			validate: boolValue, apply: func(s *Settings, v string) { s.Watches.RequireApproval = v == "true" }},
+		{name: "watch_max_sources", typ: "int", def: "20", help: "how many distinct profiles and channels may be watched at once, over all tenants",
+			validate: intIn(0, 100000), apply: func(s *Settings, v string) { s.Watches.MaxSources = atoi(v) }},
+		{name: "watch_per_user_limit", typ: "int", def: "3", help: "how many watches one tenant may have",
+			validate: intIn(0, 10000), apply: func(s *Settings, v string) { s.Watches.PerTenant = atoi(v) }},
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
 			apply: func(*Settings, string) {}}, // read with SecretSetting
 	}
+}
+
+// boolValue accepts true or false.
+func boolValue(v string) error {
+	if v != "true" && v != "false" {
+		return fmt.Errorf("must be true or false")
+	}
+	return nil
 }
 
 func optionalInt(lo, hi int) func(string) error {

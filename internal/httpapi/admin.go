@@ -9,6 +9,7 @@ import (
 type AdminService interface {
 	tenantAdmin
 	opsAdmin
+	watchAdmin
 }
 
 // requireAdmin lets only admin tokens through; it runs after authenticate.

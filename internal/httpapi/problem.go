@@ -135,6 +135,8 @@ func problemFor(err error) (p Problem, ok bool) {
 		return notFoundProblem(err.Error()), true
 	case errors.Is(err, app.ErrConflict):
 		return Problem{Type: ProblemConflict, Title: "Conflict", Status: http.StatusConflict, Detail: err.Error()}, true
+	case errors.Is(err, app.ErrForbidden):
+		return Problem{Type: ProblemForbidden, Title: "Forbidden", Status: http.StatusForbidden, Detail: err.Error()}, true
 	}
 	return Problem{Type: ProblemInternal, Title: "Internal error", Status: http.StatusInternalServerError, Detail: internalDetail}, true
 }

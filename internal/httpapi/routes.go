@@ -52,6 +52,8 @@ type Service interface {
 	OpenMedia(ctx context.Context, tenantID uuid.UUID, sha256 string, rng *blob.Range) (io.ReadCloser, app.MediaFile, error)
 	Usage(ctx context.Context, tenantID uuid.UUID) (app.Usage, error)
 	Adapters() []app.AdapterView
+	// Watched sources (watches.go).
+	watchService
 }
 
 // Deps is what the HTTP surface needs from the rest of core.
@@ -124,7 +126,7 @@ func (d Deps) routes() []route {
 		{http.MethodGet, "/v1/media/{sha256}", bearer, d.media},
 		{http.MethodGet, "/v1/usage", bearer, d.usage},
 		{http.MethodGet, "/v1/adapters", bearer, d.adapters},
-	}, d.adminRoutes()...)
+	}, append(d.watchRoutes(), d.adminRoutes()...)...)
 }
 
 // NewHandler returns the HTTP handler with every route registered. Without

@@ -190,6 +190,35 @@ func (ScheduledSnapshotArgs) InsertOpts() river.InsertOpts {
 			rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
 }
 
+// WatchTickArgs asks the control worker to find the watched sources that
+// are due and start one WatchSourceArgs run for each.
+type WatchTickArgs struct{}
+
+// Kind is the job kind stored in River.
+func (WatchTickArgs) Kind() string { return "watch_tick" }
+
+// InsertOpts puts the tick on the control queue.
+func (WatchTickArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 3}
+}
+
+// WatchSourceArgs asks the control worker to read one watched source's
+// newest pages and fan its new posts out to every watcher. Owner is the
+// lease the tick took on the source: a run whose lease was lost does
+// nothing.
+type WatchSourceArgs struct {
+	SourceID uuid.UUID `json:"source_id"`
+	Owner    string    `json:"owner"`
+}
+
+// Kind is the job kind stored in River.
+func (WatchSourceArgs) Kind() string { return "watch_source" }
+
+// InsertOpts puts source runs on the control queue, one job per lease.
+func (WatchSourceArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
 // Schedule lists the jobs River inserts on a schedule, for Queue.AddPeriodic.
 // Only the elected leader among the processes inserts them, so each runs
 // once per period however many replicas serve. Their workers must be
@@ -215,6 +244,8 @@ func Schedule() []*river.PeriodicJob {
 		// Scheduled snapshots: the interval is a runtime setting (hours), so
 		// the check runs every 15 minutes and is a no-op while it is 0.
 		every(15*time.Minute, ScheduledSnapshotArgs{}.Kind(), ScheduledSnapshotArgs{}),
+		// Watched sources: every minute, the due ones are read.
+		every(time.Minute, WatchTickArgs{}.Kind(), WatchTickArgs{}),
 	}
 }
 

@@ -120,6 +120,22 @@ func (q *Queue) InsertTx(ctx context.Context, tx *store.Tx, args river.JobArgs, 
 	return res.Job, nil
 }
 
+// InsertManyTx adds jobs inside a business transaction in one batch: they
+// exist only if tx commits.
+func (q *Queue) InsertManyTx(ctx context.Context, tx *store.Tx, args []river.JobArgs) error {
+	if len(args) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(args))
+	for i, a := range args {
+		params[i] = river.InsertManyParams{Args: a}
+	}
+	if _, err := q.client.InsertManyTx(ctx, tx.SQL(), params); err != nil {
+		return fmt.Errorf("queue: insert %d %s jobs: %w", len(args), args[0].Kind(), err)
+	}
+	return nil
+}
+
 // Client is the River client, for the admin queue view and tests.
 func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
 

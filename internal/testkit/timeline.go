@@ -25,7 +25,11 @@ type Timeline struct {
 }
 
 type fxTimeline struct {
-	perPage  int
+	handle, id string
+	perPage    int
+	// newest is the number of the newest post so far (ids count up from
+	// the oldest, 1).
+	newest   int
 	statuses []any
 	// fail: upstream page index → status to answer it with, once each
 	// time FailTimelinePage is called.
@@ -53,17 +57,10 @@ func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
 	f.SetOverride("/2/profile/id:"+id, 200, "application/json", body)
 
 	tl := Timeline{Handle: handle, ID: id, ProfileURL: "https://x.com/" + handle}
-	ft := &fxTimeline{perPage: perPage, fail: map[int]int{}}
+	ft := &fxTimeline{handle: handle, id: id, perPage: perPage, newest: n, fail: map[int]int{}}
 	for i := 0; i < n; i++ {
 		// Newest first: ids count down.
-		p := SyntheticPost{ID: strconv.FormatInt(3_000_000_000_000_000_000+int64(n-i), 10), Photos: 1, Handle: handle, AuthorID: id}
-		doc := f.syntheticDoc(p)
-		b, err := json.Marshal(doc)
-		if err != nil {
-			f.t.Fatalf("testkit: synthetic post: %v", err)
-		}
-		f.SetOverride("/2/status/"+p.ID, 200, "application/json", b)
-		st := doc["status"].(map[string]any)
+		st := f.timelinePost(ft, n-i)
 		ft.statuses = append(ft.statuses, st)
 		tl.Posts = append(tl.Posts, st["url"].(string))
 	}
@@ -75,6 +72,62 @@ func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
 	f.timelines["/2/profile/id:"+id+"/statuses"] = ft
 	f.mu.Unlock()
 	return tl
+}
+
+// timelinePost serves post number k of a synthetic timeline and returns
+// its status object.
+func (f *FxTwitter) timelinePost(ft *fxTimeline, k int) map[string]any {
+	p := SyntheticPost{ID: strconv.FormatInt(3_000_000_000_000_000_000+int64(k), 10), Photos: 1, Handle: ft.handle, AuthorID: ft.id}
+	doc := f.syntheticDoc(p)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		f.t.Fatalf("testkit: synthetic post: %v", err)
+	}
+	f.SetOverride("/2/status/"+p.ID, 200, "application/json", b)
+	return doc["status"].(map[string]any)
+}
+
+// GrowTimeline publishes n new posts on top of handle's synthetic
+// timeline (AddTimeline), as a profile that keeps posting, and returns
+// their links, newest first: a watch of the profile should find them.
+func (f *FxTwitter) GrowTimeline(handle string, n int) []string {
+	f.t.Helper()
+	f.mu.Lock()
+	ft := f.timelines["/2/profile/"+handle+"/statuses"]
+	f.mu.Unlock()
+	if ft == nil {
+		f.t.Fatalf("testkit: no synthetic timeline of %s", handle)
+	}
+	added := make([]any, 0, n)
+	urls := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		f.mu.Lock()
+		ft.newest++
+		k := ft.newest
+		f.mu.Unlock()
+		st := f.timelinePost(ft, k)
+		// Newest first.
+		added = append([]any{st}, added...)
+		urls = append([]string{st["url"].(string)}, urls...)
+	}
+	f.mu.Lock()
+	ft.statuses = append(added, ft.statuses...)
+	f.mu.Unlock()
+	return urls
+}
+
+// RemoveTimeline makes handle's synthetic profile and timeline answer 404
+// from now on, as a deleted or renamed account.
+func (f *FxTwitter) RemoveTimeline(handle, id string) {
+	f.t.Helper()
+	gone := []byte(`{"code":404,"message":"NOT_FOUND"}`)
+	f.mu.Lock()
+	delete(f.timelines, "/2/profile/"+handle+"/statuses")
+	delete(f.timelines, "/2/profile/id:"+id+"/statuses")
+	f.mu.Unlock()
+	for _, p := range []string{"/2/profile/" + handle, "/2/profile/id:" + id, "/2/profile/" + handle + "/statuses", "/2/profile/id:" + id + "/statuses"} {
+		f.SetOverride(p, 404, "application/json", gone)
+	}
 }
 
 // FailTimelinePage makes the next request for upstream page k (0 = the

@@ -48,6 +48,26 @@ func (f *Tme) AddChannel(name string, n, perPage int) TmeChannel {
 	return out
 }
 
+// GrowChannel publishes n new posts in a synthetic channel (AddChannel),
+// with the next ids, and returns their links, newest first: a watch of
+// the channel should find them.
+func (f *Tme) GrowChannel(name string, n int) []string {
+	f.t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.channels[strings.ToLower(name)]
+	if c == nil {
+		f.t.Fatalf("testkit: no synthetic channel %s", name)
+	}
+	urls := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		id := len(c.ids) + 1
+		c.ids = append(c.ids, id)
+		urls = append([]string{fmt.Sprintf("https://t.me/%s/%d", c.name, id)}, urls...)
+	}
+	return urls
+}
+
 // FailChannelPage makes the next request for the page before id of a
 // synthetic channel answer status (before 0: the newest page).
 func (f *Tme) FailChannelPage(name string, before, status int) {
