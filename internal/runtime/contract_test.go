@@ -431,6 +431,36 @@ func TestContractEveryOperation(t *testing.T) {
 	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "GET", "/v1/admin/errors?limit=5", nil).status)
 	require.Equal(t, http.StatusBadRequest, c.do(t, rc, adminToken, "GET", "/v1/admin/errors?limit=5000", nil).status)
 
+	// Watches, the tenant's and the operator's.
+	require.Equal(t, http.StatusBadRequest, c.do(t, rc, user, "POST", "/v1/watches", map[string]any{"url": "https://x.com/archivist_demo/status/2078399740166950912"}).status)
+	w := c.do(t, rc, user, "POST", "/v1/watches", map[string]any{"url": "https://x.com/archivist_demo", "interval_seconds": 3600})
+	require.Equal(t, http.StatusCreated, w.status, string(w.body))
+	wid := w.json(t)["id"].(string)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "GET", "/v1/watches", nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "GET", "/v1/watches/"+wid, nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "GET", "/v1/watches/"+missing, nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "GET", "/v1/watches/"+wid+"/runs", nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "PATCH", "/v1/watches/"+wid, map[string]any{"interval_seconds": 7200}).status)
+	require.Equal(t, http.StatusBadRequest, c.do(t, rc, user, "PATCH", "/v1/watches/"+wid, map[string]any{"interval_seconds": 1}).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "POST", "/v1/watches/"+wid+"/pause", nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "POST", "/v1/watches/"+wid+"/resume", nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "POST", "/v1/watches/"+missing+"/pause", nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "POST", "/v1/watches/"+missing+"/resume", nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "GET", "/v1/admin/watches", nil).status)
+	require.Equal(t, http.StatusForbidden, c.do(t, rc, user, "GET", "/v1/admin/watches", nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "POST", "/v1/admin/watches/"+wid+"/pause", nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "POST", "/v1/admin/watches/"+wid+"/resume", nil).status)
+	for _, action := range []string{"approve", "reject"} {
+		a := c.do(t, rc, adminToken, "POST", "/v1/admin/watches/"+missing+"/"+action, nil)
+		require.Equal(t, http.StatusNotFound, a.status, string(a.body))
+	}
+	ok := c.do(t, rc, adminToken, "POST", "/v1/admin/watches/"+wid+"/approve", nil)
+	require.Contains(t, []int{http.StatusOK, http.StatusConflict}, ok.status, string(ok.body))
+	rej := c.do(t, rc, adminToken, "POST", "/v1/admin/watches/"+wid+"/reject", nil)
+	require.Contains(t, []int{http.StatusOK, http.StatusConflict}, rej.status, string(rej.body))
+	require.Equal(t, http.StatusNoContent, c.do(t, rc, user, "DELETE", "/v1/watches/"+wid, nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "DELETE", "/v1/watches/"+wid, nil).status)
+
 	// A 405 belongs to no operation; it must still be the documented answer.
 	wrong := rc.do(t, user, "PUT", "/v1/usage", nil)
 	require.Equal(t, http.StatusMethodNotAllowed, wrong.status)
