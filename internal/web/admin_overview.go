@@ -107,7 +107,9 @@ func (s *server) adminOverview(w http.ResponseWriter, r *http.Request, rq *reque
 // overviewCharts draws the one-day view: memory, CPU, traffic, queue
 // depth and storage, each in its own chart.
 func (s *server) overviewCharts(rq *request, m app.MetricSeries) []template.HTML {
-	line := func(key, metric string) ChartSeries { return ChartSeries{Label: s.t(rq, key), Values: m.Values(metric)} }
+	line := func(key, metric string) ChartSeries {
+		return ChartSeries{Label: s.t(rq, key), Values: m.Values(metric)}
+	}
 	charts := []LineChart{
 		{Title: s.t(rq, "admin.ch.rss"), Series: []ChartSeries{line("admin.ch.rss", app.MetricRSS)}, Format: ChartBytes, Binary: true},
 		{Title: s.t(rq, "admin.ch.cpu"), Series: []ChartSeries{line("admin.ch.cpu", app.MetricCPU)}, Format: ChartPercent},
