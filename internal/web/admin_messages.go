@@ -106,7 +106,7 @@ func adminMessages() catalog {
 
 		"admin.notifications": {"Notifications", "通知"},
 		"admin.n.explain":     {"Operators are told about events through a Telegram chat, a signed webhook, or both. The same key is announced at most once in 30 minutes. Secrets are encrypted and never shown again.", "通过 Telegram 聊天、带签名的 Webhook 或两者通知运维人员事件。同一事件键 30 分钟内最多通知一次。密钥加密保存，不再显示。"},
-		"admin.n.test":        {"Test", "测试"},
+		"admin.n.test":        {"Test the channels", "测试通知渠道"},
 		"admin.n.send":        {"Send a test notification", "发送测试通知"},
 		"admin.n.sent":        {"sent", "已发送"},
 		"admin.n.failed":      {"failed", "失败"},

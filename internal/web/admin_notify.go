@@ -4,10 +4,17 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/monitorhq/monitor/internal/app"
 )
+
+// notifyOrder is the order of the notify_* settings on the page: what is
+// announced, then the Telegram chat, then the webhook; any other notify_*
+// setting follows.
+var notifyOrder = []string{"notify_min_severity", "notify_recovery", "notify_language",
+	"notify_telegram_chat_id", "notify_telegram_token", "notify_webhook_url", "notify_webhook_secret"}
 
 // notifyChoices are the values of the notify_* settings that are a fixed
 // list, offered as a choice instead of a text field.
@@ -74,6 +81,13 @@ func (s *server) notifyPage(w http.ResponseWriter, r *http.Request, rq *request)
 		}
 		v.Settings = append(v.Settings, row)
 	}
+	rank := func(key string) int {
+		if i := slices.Index(notifyOrder, key); i >= 0 {
+			return i
+		}
+		return len(notifyOrder)
+	}
+	slices.SortStableFunc(v.Settings, func(a, b notifyRow) int { return rank(a.Key) - rank(b.Key) })
 	return v
 }
 

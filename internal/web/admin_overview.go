@@ -104,6 +104,14 @@ func (s *server) adminOverview(w http.ResponseWriter, r *http.Request, rq *reque
 	s.adminPage(w, r, rq, http.StatusOK, "admin_overview.html", "overview", "admin.overview", adminView{Body: v})
 }
 
+// chartWidth and chartHeight are the overview charts' drawing size: narrow
+// enough that their text stays readable when a phone scales them down to
+// its width, while two fit side by side on a desktop.
+const (
+	chartWidth  = 440
+	chartHeight = 220
+)
+
 // overviewCharts draws the one-day view: memory, CPU, traffic, queue
 // depth and storage, each in its own chart.
 func (s *server) overviewCharts(rq *request, m app.MetricSeries) []template.HTML {
@@ -122,6 +130,7 @@ func (s *server) overviewCharts(rq *request, m app.MetricSeries) []template.HTML
 	out := make([]template.HTML, len(charts))
 	for i, c := range charts {
 		c.From, c.To = m.From, m.To
+		c.Width, c.Height = chartWidth, chartHeight
 		out[i] = c.SVG()
 	}
 	return out
