@@ -185,3 +185,19 @@ func TestAdminOverviewCharts(t *testing.T) {
 		require.Contains(t, s.get("/admin", "Accept-Language", "zh-CN").Body, `aria-label="等待或运行中的任务"`)
 	})
 }
+
+// TestAdminBackupsOff: an instance without a backup directory (PostgreSQL
+// or S3 media) says why it has no snapshots, offers none and serves none.
+func TestAdminBackupsOff(t *testing.T) {
+	t.Parallel()
+	c := testcore.New(t, testcore.Options{NoStart: true})
+	s := newSite(t, c, "root", nil)
+	page := s.get("/admin/backups")
+	require.Equal(t, http.StatusOK, page.Status)
+	require.Contains(t, page.Body, "No snapshots on this instance: snapshots are for the embedded default")
+	require.NotContains(t, page.Body, "Snapshot now")
+	now := s.post("/admin/backups/snapshot", nil)
+	require.Equal(t, http.StatusBadRequest, now.Status)
+	require.Contains(t, now.Body, "Not done: snapshots are for the embedded default")
+	require.Equal(t, http.StatusNotFound, s.get("/admin/backups/monitor-snapshot-20261201T130000Z.zip").Status)
+}
