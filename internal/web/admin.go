@@ -14,7 +14,7 @@ import (
 )
 
 // The operator console (/admin) follows Spore's menu groups: overview,
-// tenants, captures, events and audit, settings. Every page and action is
+// tenants, captures, events and audit, settings, backups, notifications. Every page and action is
 // adminOnly (others get 404); writes carry the CSRF token like every form,
 // and the business layer audits each change with the session as actor.
 
@@ -40,6 +40,11 @@ type adminService interface {
 	AuditSearch(ctx context.Context, f app.AuditFilter) ([]app.AuditView, error)
 	SettingsList(ctx context.Context) ([]app.SettingView, error)
 	SetSetting(ctx context.Context, actor, key, value string) (app.SettingView, error)
+	SystemMetrics(ctx context.Context, window, bucket time.Duration) (app.MetricSeries, error)
+	Snapshots(ctx context.Context) ([]app.SnapshotFile, error)
+	SnapshotPath(ctx context.Context, name string) (string, error)
+	SnapshotNow(ctx context.Context, actor string) (app.SnapshotFile, error)
+	SendTestNotification(ctx context.Context, actor string) ([]app.NotifyResult, error)
 }
 
 // adminRoutes is the operator console's part of the route table.
@@ -66,6 +71,12 @@ func (s *server) adminRoutes() []route {
 		{http.MethodGet, "/admin/audit", adminOnly, s.adminAudit},
 		{http.MethodGet, "/admin/settings", adminOnly, s.adminSettings},
 		{http.MethodPost, "/admin/settings/{key}", adminOnly, s.adminSetSetting},
+		{http.MethodGet, "/admin/backups", adminOnly, s.adminBackups},
+		{http.MethodPost, "/admin/backups/snapshot", adminOnly, s.adminSnapshotNow},
+		{http.MethodGet, "/admin/backups/{name}", adminOnly, s.adminSnapshotFile},
+		{http.MethodGet, "/admin/notifications", adminOnly, s.adminNotifications},
+		{http.MethodPost, "/admin/notifications/test", adminOnly, s.adminTestNotify},
+		{http.MethodPost, "/admin/notifications/{key}", adminOnly, s.adminSetNotify},
 		{http.MethodGet, "/admin/river", adminOnly, s.adminRiver},
 		{http.MethodGet, "/admin/river/{rest...}", adminOnly, s.adminRiver},
 	}
@@ -74,7 +85,8 @@ func (s *server) adminRoutes() []route {
 // adminPages are the console's page templates.
 func adminPages() []string {
 	return []string{"admin_overview.html", "admin_tenants.html", "admin_tenant.html", "admin_captures.html", "admin_capture.html",
-		"admin_events.html", "admin_errors.html", "admin_audit.html", "admin_settings.html"}
+		"admin_events.html", "admin_errors.html", "admin_audit.html", "admin_settings.html",
+		"admin_backups.html", "admin_notifications.html"}
 }
 
 // adminView is what every console page carries besides its own content:

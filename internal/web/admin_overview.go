@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"html/template"
 	"net/http"
 	"os"
 	"runtime"
@@ -32,6 +33,8 @@ type overviewView struct {
 	Process  processStats
 	Disk     diskStats
 	OpenEvts int
+	// Charts are the last day of system metric samples, drawn as SVG.
+	Charts []template.HTML
 }
 
 // queueRow is one queue's jobs by state.
@@ -92,7 +95,45 @@ func (s *server) adminOverview(w http.ResponseWriter, r *http.Request, rq *reque
 		return
 	}
 	v.OpenEvts = len(open)
+	series, err := s.d.App.SystemMetrics(ctx, app.DayWindow, app.DayBucket)
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	v.Charts = s.overviewCharts(rq, series)
 	s.adminPage(w, r, rq, http.StatusOK, "admin_overview.html", "overview", "admin.overview", adminView{Body: v})
+}
+
+// chartWidth and chartHeight are the overview charts' drawing size: narrow
+// enough that their text stays readable when a phone scales them down to
+// its width, while two fit side by side on a desktop.
+const (
+	chartWidth  = 440
+	chartHeight = 220
+)
+
+// overviewCharts draws the one-day view: memory, CPU, traffic, queue
+// depth and storage, each in its own chart.
+func (s *server) overviewCharts(rq *request, m app.MetricSeries) []template.HTML {
+	line := func(key, metric string) ChartSeries {
+		return ChartSeries{Label: s.t(rq, key), Values: m.Values(metric)}
+	}
+	charts := []LineChart{
+		{Title: s.t(rq, "admin.ch.rss"), Series: []ChartSeries{line("admin.ch.rss", app.MetricRSS)}, Format: ChartBytes, Binary: true},
+		{Title: s.t(rq, "admin.ch.cpu"), Series: []ChartSeries{line("admin.ch.cpu", app.MetricCPU)}, Format: ChartPercent},
+		{Title: s.t(rq, "admin.ch.traffic"), Series: []ChartSeries{line("admin.ch.download", app.MetricDownloadBPS),
+			line("admin.ch.upload", app.MetricUploadBPS)}, Format: ChartRate, Binary: true},
+		{Title: s.t(rq, "admin.ch.queue"), Series: []ChartSeries{line("admin.ch.queue", app.MetricQueueJobs)}, Format: ChartCount},
+		{Title: s.t(rq, "admin.ch.storage"), Series: []ChartSeries{line("admin.ch.db", app.MetricDB), line("admin.ch.media", app.MetricBlob)},
+			Format: ChartBytes, Binary: true},
+	}
+	out := make([]template.HTML, len(charts))
+	for i, c := range charts {
+		c.From, c.To = m.From, m.To
+		c.Width, c.Height = chartWidth, chartHeight
+		out[i] = c.SVG()
+	}
+	return out
 }
 
 // buildVersion is the module version the binary was built from.

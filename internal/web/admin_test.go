@@ -31,7 +31,8 @@ type adminLive struct {
 func newAdminLive(t *testing.T) *adminLive {
 	t.Helper()
 	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
-	r := testcore.Run(t, testcore.Config(t, map[string]string{"MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_TME_URL": tme.URL()}))
+	r := testcore.Run(t, testcore.Config(t, map[string]string{"MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_TME_URL": tme.URL(),
+		"MONITOR_MASTER_KEY": "web-admin-test-master-key-0123456789"}))
 	return &adminLive{Running: r, fx: fx, base: "http://" + r.Addr()}
 }
 
@@ -111,6 +112,8 @@ var adminPaths = []struct{ method, path string }{
 	{"GET", "/admin/audit"}, {"GET", "/admin/settings"}, {"GET", "/admin/river"}, {"GET", "/admin/river/jobs"},
 	{"POST", "/admin/tenants/alice/status"}, {"POST", "/admin/tenants/alice/limits"}, {"POST", "/admin/captures/batch"},
 	{"POST", "/admin/events/queue.backlog/resolve"}, {"POST", "/admin/errors/delete"}, {"POST", "/admin/settings/timezone"},
+	{"GET", "/admin/backups"}, {"GET", "/admin/notifications"}, {"POST", "/admin/backups/snapshot"},
+	{"POST", "/admin/notifications/test"}, {"POST", "/admin/notifications/notify_recovery"},
 }
 
 func TestAdminIsForAdminsOnly(t *testing.T) {
