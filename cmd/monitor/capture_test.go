@@ -51,22 +51,22 @@ func TestCaptureCommand(t *testing.T) {
 func TestCaptureProfileCommand(t *testing.T) {
 	t.Parallel()
 	fx := testkit.NewFxTwitter(t)
-	tl := fx.AddTimeline("cli_timeline", "4400000000000000009", 45, 20)
+	tl := fx.AddTimeline("cli_timeline", "4400000000000000009", 16, 8)
 	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_LOG_LEVEL": "error"}
 	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
 	require.Equal(t, 0, code, errOut)
 	allowFakeMedia(t, env)
 
-	out, errOut, code := cli(t, env, "capture", tl.ProfileURL, "--tenant", "alice", "--limit", "30", "--wait")
+	out, errOut, code := cli(t, env, "capture", tl.ProfileURL, "--tenant", "alice", "--limit", "10", "--wait")
 	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
-	require.Contains(t, out, "complete: 30 of 30 posts archived (30 complete, 0 partial, 0 failed)\n")
+	require.Contains(t, out, "complete: 10 of 10 posts archived (10 complete, 0 partial, 0 failed)\n")
 	require.Contains(t, out, "there is more: archive the next page with POST /v1/submissions/")
 
 	// One post's photo fails: partial, exit 2.
-	fx.FailMediaPath("/media/pbs.twimg.com/media/S"+tl.Posts[44][strings.LastIndex(tl.Posts[44], "/")+1:]+"-0.jpg", 404)
-	out, errOut, code = cli(t, env, "capture", tl.ProfileURL, "--tenant", "alice", "--limit", "45", "--wait")
+	fx.FailMediaPath("/media/pbs.twimg.com/media/S"+tl.Posts[15][strings.LastIndex(tl.Posts[15], "/")+1:]+"-0.jpg", 404)
+	out, errOut, code = cli(t, env, "capture", tl.ProfileURL, "--tenant", "alice", "--limit", "16", "--wait")
 	require.Equal(t, 2, code, "stdout: %s\nstderr: %s", out, errOut)
-	require.Contains(t, out, "partial: 45 of 45 posts archived (44 complete, 1 partial, 0 failed)\n")
+	require.Contains(t, out, "partial: 16 of 16 posts archived (15 complete, 1 partial, 0 failed)\n")
 
 	for _, args := range [][]string{{"--limit", "0"}, {"--limit", "-3"}} {
 		_, errOut, code = cli(t, env, append([]string{"capture", tl.ProfileURL, "--tenant", "alice"}, args...)...)
