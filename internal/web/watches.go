@@ -355,6 +355,12 @@ func (s *server) watchRow(rq *request, wv app.WatchView, admin bool) watchRow {
 // every says an interval in words: "every 15 minutes".
 func (s *server) every(rq *request, seconds int) string {
 	switch d := time.Duration(seconds) * time.Second; {
+	case d == 24*time.Hour:
+		return s.t(rq, "watches.every.day")
+	case d == time.Hour:
+		return s.t(rq, "watches.every.hour")
+	case d == time.Minute:
+		return s.t(rq, "watches.every.minute")
 	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
 		return s.t(rq, "watches.every.days", int(d/(24*time.Hour)))
 	case d >= time.Hour && d%time.Hour == 0:
@@ -398,20 +404,20 @@ func watchMessages() catalog {
 		"watches.found":                {"New posts", "新帖子"},
 		"watches.lasterror":            {"Last error", "最近错误"},
 		"watches.never":                {"not yet", "尚未运行"},
-		"watches.sincefrom":            {"since %s", "自 %s 起"},
+		"watches.sincefrom":            {"posts since %s", "收录 %s 之后的帖子"},
 		"watches.actions":              {"Actions", "操作"},
 		"watches.runs":                 {"Runs", "运行记录"},
 		"watches.one":                  {"Watch", "关注"},
 		"watches.back":                 {"All watches", "全部关注"},
-		"watches.created":              {"Watching since", "关注时间"},
+		"watches.created":              {"Added", "添加于"},
 		"watches.run.started":          {"Started", "开始时间"},
 		"watches.run.posts":            {"Posts archived", "存档的帖子"},
-		"watches.run.delivery":         {"Told you", "通知"},
+		"watches.run.delivery":         {"Bot", "机器人"},
 		"watches.run.error":            {"Error", "错误"},
 		"watches.run.none":             {"No runs yet: the source is read for the first time soon.", "尚无运行记录：很快会首次读取来源。"},
 		"watches.run.nothing":          {"nothing new", "没有新帖子"},
-		"watches.delivery.none":        {"—", "—"},
-		"watches.delivery.pending":     {"waiting for the bot", "等待机器人发送"},
+		"watches.delivery.none":        {"not asked to tell you", "不通知"},
+		"watches.delivery.pending":     {"waiting to send", "等待发送"},
 		"watches.delivery.done":        {"sent", "已发送"},
 		"watches.paused.why":           {"Why: %s", "原因：%s"},
 		"watches.reason.you":           {"paused by you", "你暂停了它"},
@@ -426,6 +432,9 @@ func watchMessages() catalog {
 		"watches.do.delete":            {"Delete", "删除"},
 		"watches.do.approve":           {"Approve", "批准"},
 		"watches.do.reject":            {"Reject", "拒绝"},
+		"watches.every.minute":         {"every minute", "每分钟"},
+		"watches.every.hour":           {"every hour", "每小时"},
+		"watches.every.day":            {"every day", "每天"},
 		"watches.every.seconds":        {"every %d seconds", "每 %d 秒"},
 		"watches.every.minutes":        {"every %d minutes", "每 %d 分钟"},
 		"watches.every.hours":          {"every %d hours", "每 %d 小时"},

@@ -80,7 +80,7 @@ func TestWatchesAddPauseResumeDelete(t *testing.T) {
 	require.Equal(t, "/watches?done=created-active", p.Location)
 	page := alice.get(p.Location)
 	require.Contains(t, page.Body, "Watching. The source is read for the first time now.")
-	require.Contains(t, page.Body, ">active</span> every 1 hours · one message per run, in the bot")
+	require.Contains(t, page.Body, ">active</span> every hour · one message per run, in the bot")
 	require.Contains(t, page.Body, "You have 1 of 3 watches.")
 	require.Contains(t, page.Body, "Next run: <strong>")
 	id := watchIDFrom(t, page.Body, "https://x.com/"+webWatchHandle)
@@ -191,7 +191,7 @@ func TestWatchPageShowsRuns(t *testing.T) {
 			require.Contains(t, one.Body, ">"+link+"</a>", "each new post is listed")
 		}
 		require.Contains(t, one.Body, `href="/c/`+runs[0].Posts[0].CollectionID.String()+`"`, "a post leads to its archived page")
-		require.Contains(t, one.Body, "waiting for the bot")
+		require.Contains(t, one.Body, "Bot: <strong>waiting to send</strong>")
 		list := s.get("/watches")
 		require.Contains(t, list.Body, "New posts: <strong>2</strong>")
 		require.NotContains(t, list.Body, "Last run: <strong>not yet")
