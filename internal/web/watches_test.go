@@ -73,6 +73,15 @@ func TestWatchesAddPauseResumeDelete(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, tooOften.Status)
 	require.Contains(t, tooOften.Body, "不允许此频率：最快每 5 分钟")
 	alice.lang = ""
+	loud := alice.post("/watches", url.Values{"url": {tl.ProfileURL}, "notify": {"loud"}})
+	require.Equal(t, http.StatusBadRequest, loud.Status)
+	require.Contains(t, loud.Body, "Choose how to be told: each post, one message per run, or nothing.")
+	blank := alice.post("/watches", url.Values{"url": {""}})
+	require.Equal(t, http.StatusBadRequest, blank.Status)
+	require.Contains(t, blank.Body, "Enter the link to an X profile or a Telegram channel.")
+	words := alice.post("/watches", url.Values{"url": {"not a link"}})
+	require.Equal(t, http.StatusBadRequest, words.Status)
+	require.Contains(t, words.Body, "This link cannot be watched:")
 
 	// Added: listed with its schedule and state.
 	p := alice.post("/watches", url.Values{"url": {tl.ProfileURL}, "interval": {"60"}, "notify": {"digest"}})
