@@ -29,6 +29,7 @@ type watchService interface {
 	PauseWatch(ctx context.Context, tenantID, id uuid.UUID) (app.WatchView, error)
 	ResumeWatch(ctx context.Context, tenantID, id uuid.UUID) (app.WatchView, error)
 	WatchRuns(ctx context.Context, tenantID, id uuid.UUID, limit int) ([]app.WatchRunView, error)
+	PatchWatch(ctx context.Context, tenantID, id uuid.UUID, p app.WatchPatch) (app.WatchView, error)
 	Settings(ctx context.Context) (app.Settings, error)
 	adminWatchService
 }
@@ -86,10 +87,14 @@ type watchesView struct {
 
 // watchView is a watch's own page's Data.
 type watchView struct {
-	Watch  watchRow
-	Runs   []watchRunRow
-	Notice string
-	Error  string
+	Watch watchRow
+	// Intervals and Notifies are the change form's choices; Interval the
+	// current one in minutes.
+	Intervals, Notifies []option
+	Interval            string
+	Runs                []watchRunRow
+	Notice              string
+	Error               string
 }
 
 // watchRunRow is one run as a row.
@@ -121,26 +126,43 @@ func (s *server) renderWatches(w http.ResponseWriter, r *http.Request, rq *reque
 	for _, wv := range list {
 		v.Watches = append(v.Watches, s.watchRow(rq, wv, false))
 	}
-	// The floor in whole minutes, rounded up; offered itself when the
-	// usual choices do not have it.
-	floor := int((ws.MinInterval + time.Minute - 1) / time.Minute)
 	if v.Interval == "" {
-		v.Interval = strconv.Itoa(max(int(app.DefaultWatchInterval/time.Minute), floor))
+		v.Interval = strconv.Itoa(max(int(app.DefaultWatchInterval/time.Minute), floorMinutes(ws.MinInterval)))
 	}
-	if floor > 0 && !slices.Contains(watchIntervals, floor) {
-		v.Intervals = append(v.Intervals, option{strconv.Itoa(floor), s.every(rq, floor*60)})
-	}
-	for _, m := range watchIntervals {
-		if m >= floor {
-			v.Intervals = append(v.Intervals, option{strconv.Itoa(m), s.every(rq, m*60)})
-		}
-	}
-	for _, n := range []string{app.NotifyDeliver, app.NotifyDigest, app.NotifyNone} {
-		v.Notifies = append(v.Notifies, option{n, s.t(rq, "watches.notify."+n)})
-	}
+	v.Intervals, v.Notifies = s.watchChoices(rq, ws.MinInterval, 0)
 	v.Limit = s.t(rq, "watches.limit", len(list), ws.PerTenant)
 	v.Approval, v.Off = ws.RequireApproval, !ws.ApplyEnabled
 	s.page(w, r, rq, status, "watches.html", &Page{Title: s.t(rq, "watches.title"), Nav: "watches", Data: v})
+}
+
+// floorMinutes is the shortest interval in whole minutes, rounded up.
+func floorMinutes(floor time.Duration) int { return int((floor + time.Minute - 1) / time.Minute) }
+
+// watchChoices are the intervals (minutes) and notify modes the forms
+// offer: the usual intervals from the instance's floor up, the floor
+// itself when it is not one of them, and current (seconds, 0: none) when
+// a watch already runs at another.
+func (s *server) watchChoices(rq *request, floor time.Duration, current int) (intervals, notifies []option) {
+	mins := []int{}
+	if f := floorMinutes(floor); f > 0 && !slices.Contains(watchIntervals, f) {
+		mins = append(mins, f)
+	}
+	for _, m := range watchIntervals {
+		if m >= floorMinutes(floor) {
+			mins = append(mins, m)
+		}
+	}
+	if c := current / 60; current > 0 && current%60 == 0 && !slices.Contains(mins, c) {
+		mins = append(mins, c)
+		slices.Sort(mins)
+	}
+	for _, m := range mins {
+		intervals = append(intervals, option{strconv.Itoa(m), s.every(rq, m*60)})
+	}
+	for _, n := range []string{app.NotifyDeliver, app.NotifyDigest, app.NotifyNone} {
+		notifies = append(notifies, option{n, s.t(rq, "watches.notify."+n)})
+	}
+	return intervals, notifies
 }
 
 // createWatch serves POST /watches: watch the form's profile or channel.
@@ -251,7 +273,13 @@ func (s *server) renderWatch(w http.ResponseWriter, r *http.Request, rq *request
 		s.fail(w, r, rq, err)
 		return
 	}
-	v := &watchView{Watch: s.watchRow(rq, wv, false), Notice: notice, Error: problem}
+	settings, err := s.d.App.Settings(r.Context())
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	v := &watchView{Watch: s.watchRow(rq, wv, false), Notice: notice, Error: problem, Interval: strconv.Itoa(wv.IntervalSeconds / 60)}
+	v.Intervals, v.Notifies = s.watchChoices(rq, settings.Watches.MinInterval, wv.IntervalSeconds)
 	for _, run := range runs {
 		v.Runs = append(v.Runs, watchRunRow{WatchRunView: run, Started: watchTime(run.StartedAt),
 			Delivery: s.t(rq, "watches.delivery."+run.DeliveryState)})
@@ -259,7 +287,7 @@ func (s *server) renderWatch(w http.ResponseWriter, r *http.Request, rq *request
 	s.page(w, r, rq, status, "watch.html", &Page{Title: s.t(rq, "watches.one"), Nav: "watches", Data: v})
 }
 
-// watchAction serves POST /watches/{id}/pause|resume|delete. The form's
+// watchAction serves POST /watches/{id}/pause|resume|delete|change. The form's
 // back field ("list" or "watch") says which page to return to.
 func (s *server) watchAction(w http.ResponseWriter, r *http.Request, rq *request) {
 	id, err := uuid.Parse(r.PathValue("id"))
@@ -275,6 +303,9 @@ func (s *server) watchAction(w http.ResponseWriter, r *http.Request, rq *request
 		_, err = s.d.App.ResumeWatch(ctx, rq.tenantID, id)
 	case "delete":
 		err = s.d.App.DeleteWatch(ctx, rq.tenantID, id)
+	case "change":
+		s.changeWatch(w, r, rq, id)
+		return
 	default:
 		s.notFound(w, r, rq)
 		return
@@ -298,6 +329,44 @@ func (s *server) watchAction(w http.ResponseWriter, r *http.Request, rq *request
 		return
 	}
 	backTo(w, r, "/watches", action)
+}
+
+// changeWatch serves POST /watches/{id}/change: a new interval (minutes)
+// or notify mode, from the watch's page.
+func (s *server) changeWatch(w http.ResponseWriter, r *http.Request, rq *request, id uuid.UUID) {
+	var p app.WatchPatch
+	if v := strings.TrimSpace(r.PostFormValue("interval")); v != "" {
+		m, err := strconv.Atoi(v)
+		if err != nil || m < 1 {
+			s.renderWatch(w, r, rq, http.StatusBadRequest, id, "", s.t(rq, "watches.err.interval.number"))
+			return
+		}
+		secs := m * 60
+		p.IntervalSeconds = &secs
+	}
+	if v := r.PostFormValue("notify"); v != "" {
+		p.Notify = &v
+	}
+	if p.IntervalSeconds == nil && p.Notify == nil {
+		// Nothing to change: back to the watch, if it is the tenant's.
+		if _, err := s.d.App.Watch(r.Context(), rq.tenantID, id); err != nil {
+			s.fail(w, r, rq, err)
+			return
+		}
+		http.Redirect(w, r, "/watches/"+id.String(), http.StatusSeeOther)
+		return
+	}
+	_, err := s.d.App.PatchWatch(r.Context(), rq.tenantID, id, p)
+	if errors.Is(err, app.ErrInvalid) {
+		_, msg, _ := s.watchError(r.Context(), rq, err)
+		s.renderWatch(w, r, rq, http.StatusBadRequest, id, "", msg)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	backTo(w, r, "/watches/"+id.String(), "change")
 }
 
 // watchNotice is the message of a finished action named by ?done=.
@@ -441,6 +510,9 @@ func watchMessages() catalog {
 		"watches.every.days":           {"every %d days", "每 %d 天"},
 		"watches.done.created-active":  {"Watching. The source is read for the first time now.", "已关注。现在开始首次读取来源。"},
 		"watches.done.created-pending": {"Asked. The watch starts once an administrator approves it.", "已申请。管理员批准后开始关注。"},
+		"watches.done.change":          {"Watch changed.", "已修改关注。"},
+		"watches.change":               {"Change", "修改"},
+		"watches.save":                 {"Save", "保存"},
 		"watches.done.pause":           {"Watch paused.", "已暂停关注。"},
 		"watches.done.resume":          {"Watch resumed; the source is read again now.", "已恢复关注，现在重新读取来源。"},
 		"watches.done.delete":          {"Watch deleted. What it archived stays in your library.", "已删除关注。已存档的内容仍保留在收藏库中。"},

@@ -116,9 +116,20 @@ func TestWatchesAddPauseResumeDelete(t *testing.T) {
 	require.Contains(t, one.Body, "Watch resumed; the source is read again now.")
 	require.Contains(t, one.Body, ">active</span>")
 
+	require.Contains(t, one.Body, `<option value="60" selected>every hour</option>`, "the change form shows the interval")
+	p = alice.post("/watches/"+id+"/change", url.Values{"interval": {"30"}, "notify": {"none"}})
+	require.Equal(t, http.StatusSeeOther, p.Status, p.Body)
+	one = alice.get(p.Location)
+	require.Contains(t, one.Body, "Watch changed.")
+	require.Contains(t, one.Body, "<dd>every 30 minutes</dd>")
+	require.Contains(t, one.Body, "<dd>nothing (archive quietly)</dd>")
+	p = alice.post("/watches/"+id+"/change", url.Values{"interval": {"2"}})
+	require.Equal(t, http.StatusBadRequest, p.Status)
+	require.Contains(t, p.Body, "This interval is not allowed: a watch may run at most every 5 minutes")
+
 	// Another tenant sees none of it and cannot touch it.
 	require.Equal(t, http.StatusNotFound, bob.get("/watches/"+id).Status)
-	for _, action := range []string{"pause", "resume", "delete"} {
+	for _, action := range []string{"pause", "resume", "delete", "change"} {
 		require.Equal(t, http.StatusNotFound, bob.post("/watches/"+id+"/"+action, nil).Status, action)
 	}
 	require.NotContains(t, bob.get("/watches").Body, webWatchHandle)
