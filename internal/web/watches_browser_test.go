@@ -64,8 +64,8 @@ func TestWatchesBrowser(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`form.watch-form button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
 		require.Contains(t, b.text(), "Watching. The source is read for the first time now.")
 		require.Contains(t, b.text(), "every 30 minutes")
-		b.do(chromedp.Navigate(l.base+"/admin/watches?state=pending"), chromedp.WaitVisible(chromedp.CSS("table.watches")))
-		b.do(chromedp.Click(chromedp.CSS(`table.watches form[action$="/approve"] button`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
+		b.do(chromedp.Navigate(l.base+"/admin/watches?state=pending"), chromedp.WaitVisible(chromedp.CSS("ol.watches")))
+		b.do(chromedp.Click(chromedp.CSS(`ol.watches form[action$="/approve"] button`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))
 		require.Contains(t, b.text(), "Watch approved; its source is read now.")
 		got, err := l.App().AdminWatches(ctx, "pending", 10)
 		require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestWatchesBrowser(t *testing.T) {
 		require.NoError(t, l.App().SetWebPreferences(ctx, root.ID, app.WebPreferences{Theme: "dark"}))
 		b := newBrowser(t, "en", 390, 844)
 		signIn(b)
-		for _, path := range []string{"/watches", "/watches/" + active.ID.String()} {
+		for _, path := range []string{"/watches", "/watches/" + active.ID.String(), "/admin/watches"} {
 			b.do(chromedp.Navigate(l.base+path), chromedp.WaitVisible(chromedp.CSS("main h1")))
 			width := eval[float64](b, `document.documentElement.scrollWidth`)
 			if width > 390 {
