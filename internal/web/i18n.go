@@ -26,7 +26,7 @@ func newCatalog() (catalog, error) {
 	c := catalog{}
 	for _, part := range []catalog{layoutMessages(), signinMessages(), buildMessages(), itemMessages(), libraryMessages(),
 		captureMessages(), usageMessages(), tokenMessages(), sessionMessages(), settingsMessages(), searchMessages(), submissionMessages(),
-		adminMessages()} {
+		adminMessages(), watchMessages(), adminWatchMessages()} {
 		for k, m := range part {
 			if _, dup := c[k]; dup {
 				return nil, fmt.Errorf("web: message key %s is defined twice", k)

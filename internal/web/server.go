@@ -27,6 +27,7 @@ type Service interface {
 	settingsService
 	searchService
 	adminService
+	watchService
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 	Members(ctx context.Context, tenantID, collectionID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
@@ -111,7 +112,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/settings", signedIn, s.saveSettings},
 		{http.MethodGet, "/c/{id}", signedIn, s.item},
 		{http.MethodGet, "/c/{id}/diff", signedIn, s.itemDiff},
-	}, append(s.signinRoutes(), s.adminRoutes()...)...)
+	}, append(append(s.signinRoutes(), s.adminRoutes()...), s.watchRoutes()...)...)
 }
 
 // NewHandler returns the web library's handler. Mount it at / on the same
