@@ -114,6 +114,7 @@ var adminPaths = []struct{ method, path string }{
 	{"POST", "/admin/events/queue.backlog/resolve"}, {"POST", "/admin/errors/delete"}, {"POST", "/admin/settings/timezone"},
 	{"GET", "/admin/backups"}, {"GET", "/admin/notifications"}, {"POST", "/admin/backups/snapshot"},
 	{"POST", "/admin/notifications/test"}, {"POST", "/admin/notifications/notify_recovery"},
+	{"GET", "/admin/watches"}, {"POST", "/admin/watches/00000000-0000-7000-8000-000000000000/approve"},
 }
 
 func TestAdminIsForAdminsOnly(t *testing.T) {
