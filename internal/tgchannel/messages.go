@@ -248,11 +248,11 @@ var catalog = map[string]map[locale]string{
 	},
 	"watch.active": {
 		langEN: "👀 Watching %s: its new posts are archived every %s, and you get them here.",
-		langZH: "👀 已关注 %s：每 %s 自动存档新帖子，并发送到这里。",
+		langZH: "👀 已关注 %s：每 %s自动存档新帖子，并发送到这里。",
 	},
 	"watch.pending": {
 		langEN: "⏳ Watching %s waits for an admin's approval; once approved, its new posts are archived every %s.",
-		langZH: "⏳ 关注 %s 正在等待管理员批准；批准后每 %s 自动存档新帖子。",
+		langZH: "⏳ 关注 %s 正在等待管理员批准；批准后每 %s自动存档新帖子。",
 	},
 	"watches.empty": {
 		langEN: "You watch nothing yet. Send /watch and the link to an X profile or a Telegram channel.",
@@ -269,7 +269,7 @@ var catalog = map[string]map[locale]string{
 	"watches.next_now":         {langEN: "\nNext look: now", langZH: "\n即将查看"},
 	"watches.found":            {langEN: "\nNew posts archived: %d", langZH: "\n已存档新帖子：%d"},
 	"watches.error":            {langEN: "\n⚠️ Last error: %s", langZH: "\n⚠️ 上次出错：%s"},
-	"watches.stop":             {langEN: "✖ %d", langZH: "✖ %d"},
+	"watches.stop":             {langEN: "✖ Stop %d", langZH: "✖ 停止 %d"},
 	"watches.hint":             {langEN: "Press ✖ Stop N or send /unwatch N to stop watching one.", langZH: "按 ✖ 停止 N 或发送 /unwatch N 即可停止关注。"},
 	"notify.deliver":           {langEN: "each new post sent here", langZH: "每条新帖子都发到这里"},
 	"notify.digest":            {langEN: "one summary per look", langZH: "每次查看发一条汇总"},
