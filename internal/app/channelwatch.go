@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/store"
 )
 
 // The bot's /watch, /watches and /unwatch: the watches of the work item's
@@ -68,4 +71,73 @@ func (a *App) ChannelUnwatch(ctx context.Context, id uuid.UUID, owner, ref strin
 		return WatchView{}, err
 	}
 	return *w, nil
+}
+
+// ChannelWorkWatch tells a watcher about a run of its watch (digest mode,
+// or why the watch paused itself); its progress document starts as
+// {"notice": WatchNotice}.
+const ChannelWorkWatch = "watch"
+
+// WatchNotice is what a watch work item tells the watcher.
+type WatchNotice struct {
+	ChatID    int64  `json:"chat_id"`
+	SourceURL string `json:"source_url"`
+	Notify    string `json:"notify"`
+	// Posts are the links of the run's new posts (digest), oldest first.
+	Posts []string `json:"posts,omitempty"`
+	// Error is what went wrong, e.g. why the watch paused itself.
+	Error string `json:"error,omitempty"`
+}
+
+// queueWatchNotice hands a run whose watcher is to be told to the
+// tenant's chat with the bot, in the transaction that records the run, so
+// a crash loses nothing and sends nothing twice: in deliver mode each new
+// post becomes a deliver item (it arrives like a capture's result), in
+// digest mode the run one watch item; an error (a paused watch) is a
+// watch item in any mode. The run is then done for the store. A tenant
+// with no identity on a channel (REST only) keeps the run pending.
+func (a *App) queueWatchNotice(ctx context.Context, tx *store.Tx, run *store.WatchRun, sourceURL string) error {
+	if run.DeliveryState != store.WatchDeliveryPending {
+		return nil
+	}
+	idents, err := tx.IdentitiesOfTenant(ctx, run.TenantID)
+	if err != nil || len(idents) == 0 {
+		return err
+	}
+	// The first identity's private chat with the bot: on Telegram its id
+	// is the person's.
+	ident := idents[0]
+	chat, err := strconv.ParseInt(ident.ExternalID, 10, 64)
+	if err != nil {
+		return nil
+	}
+	n := WatchNotice{ChatID: chat, SourceURL: sourceURL, Notify: run.Notify, Error: run.Error}
+	if run.Notify == NotifyDeliver {
+		for _, p := range run.Posts {
+			if err := tx.SubmissionSetChat(ctx, p.SubmissionID, ident.ChannelID, ident.ID, ident.ExternalID); err != nil {
+				return err
+			}
+			sub := p.SubmissionID
+			if _, err := tx.ChannelWorkInsert(ctx, store.ChannelWork{ChannelID: ident.ChannelID, Kind: store.WorkDeliver,
+				SubmissionID: &sub, TenantID: run.TenantID}); err != nil {
+				return err
+			}
+		}
+	} else {
+		for _, p := range run.Posts {
+			n.Posts = append(n.Posts, p.URL)
+		}
+	}
+	if len(n.Posts) > 0 || n.Error != "" {
+		doc, err := json.Marshal(map[string]WatchNotice{"notice": n})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ChannelWorkInsert(ctx, store.ChannelWork{ChannelID: ident.ChannelID, Kind: ChannelWorkWatch,
+			TenantID: run.TenantID, Progress: doc}); err != nil {
+			return err
+		}
+	}
+	run.DeliveryState = store.WatchDeliveryDone
+	return nil
 }

@@ -112,7 +112,23 @@ const (
 	// date again after "fetch more" made a new page (MoreRequest): its
 	// SubmissionID is that page and its Delivery is the whole chain's.
 	WorkProgress = "progress"
+	// WorkWatch tells a watcher about a run of its watch: the new posts in
+	// one message (notify digest), or what went wrong (a watch that paused
+	// itself). Its Progress starts as {"notice": WatchNotice}. (In notify
+	// deliver each new post comes as its own WorkDeliver item.)
+	WorkWatch = "watch"
 )
+
+// WatchNotice is what a WorkWatch item tells, in the private chat ChatID.
+type WatchNotice struct {
+	ChatID    int64  `json:"chat_id"`
+	SourceURL string `json:"source_url"`
+	Notify    string `json:"notify"`
+	// Posts are the links of the run's new posts, oldest first.
+	Posts []string `json:"posts,omitempty"`
+	// Error is what went wrong, in English, e.g. why the watch paused.
+	Error string `json:"error,omitempty"`
+}
 
 // Update kinds.
 const (

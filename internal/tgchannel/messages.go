@@ -282,4 +282,17 @@ var catalog = map[string]map[locale]string{
 		langEN: "✅ Stopped watching %s. What it archived stays in your library.",
 		langZH: "✅ 已停止关注 %s。已存档的内容仍保留在你的收藏中。",
 	},
+	"digest.head": {
+		langEN: "👀 %d new posts archived from %s:",
+		langZH: "👀 %d 条新帖子已从 %s 存档：",
+	},
+	"digest.more": {langEN: "\n… and %d more (see your library)", langZH: "\n……还有 %d 条（见你的收藏）"},
+	"watch.paused": {
+		langEN: "⏸ Stopped watching %s for now: %s\nResume it in the web library once the source is back, or remove it with /unwatch.",
+		langZH: "⏸ 已暂停关注 %s：%s\n来源恢复后可在网页收藏库中继续关注，或用 /unwatch 删除。",
+	},
+	"watch.failed": {
+		langEN: "⚠️ Watching %s: %s",
+		langZH: "⚠️ 关注 %s 时出现问题：%s",
+	},
 }

@@ -188,3 +188,60 @@ func watchStateText(l locale, w channelapi.Watch) string {
 	}
 	return w.State
 }
+
+// maxDigestPosts is how many links one digest message lists; the rest are
+// counted.
+const maxDigestPosts = 30
+
+// watchProgress is a watch item's progress: core's notice, kept, and how
+// far the sending got.
+type watchProgress struct {
+	Notice    channelapi.WatchNotice `json:"notice"`
+	PartsSent int                    `json:"parts_sent,omitempty"`
+}
+
+// watchNotice sends a watch item's message: a run's new posts as one
+// digest, and what went wrong (a watch that paused itself says why).
+func (j *job) watchNotice(ctx context.Context) error {
+	var p watchProgress
+	decodeProgress(j.w.Progress, &p)
+	n := p.Notice
+	if n.ChatID == 0 {
+		return &failWork{reason: "a watch notice without a chat"}
+	}
+	msgs := renderWatchNotice(j.lang, n)
+	for i := p.PartsSent; i < len(msgs); i++ {
+		if _, err := j.ch.sendText(ctx, n.ChatID, 0, msgs[i]); err != nil {
+			return err
+		}
+		p.PartsSent = i + 1
+		if err := j.saveProgress(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderWatchNotice is the digest of a run and, when it went wrong, why.
+func renderWatchNotice(l locale, n channelapi.WatchNotice) []outMessage {
+	var out []outMessage
+	if len(n.Posts) > 0 {
+		var b strings.Builder
+		b.WriteString(l.t("digest.head", len(n.Posts), n.SourceURL))
+		for i, u := range n.Posts[:min(len(n.Posts), maxDigestPosts)] {
+			fmt.Fprintf(&b, "\n%d. %s", i+1, u)
+		}
+		if len(n.Posts) > maxDigestPosts {
+			b.WriteString(l.t("digest.more", len(n.Posts)-maxDigestPosts))
+		}
+		out = append(out, outMessage{text: b.String()})
+	}
+	if n.Error != "" {
+		key := "watch.failed"
+		if strings.HasPrefix(n.Error, "paused by itself") {
+			key = "watch.paused"
+		}
+		out = append(out, outMessage{text: l.t(key, n.SourceURL, clipText(n.Error, 500))})
+	}
+	return out
+}
