@@ -1,11 +1,15 @@
 package tgchannel_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/testkit"
 )
 
@@ -89,4 +93,81 @@ func TestWatchCommandsInChinese(t *testing.T) {
 	require.True(t, ok, "%v", list.Buttons)
 	require.Contains(t, say("/unwatch 1", "the watch removed").Text, "✅ 已停止关注")
 	require.Contains(t, say("/unwatch 1", "nothing left").Text, "⚠️")
+}
+
+// runWatches moves the clock by d and runs the watch tick, then waits
+// until every watch has run since.
+func (w *world) runWatches(d time.Duration) {
+	w.t.Helper()
+	ctx := context.Background()
+	a := w.core.App()
+	w.core.Clock.Advance(d)
+	before := w.core.Clock.Now()
+	_, err := a.WatchTick(ctx)
+	require.NoError(w.t, err)
+	require.Eventually(w.t, func() bool {
+		ws, err := a.AdminWatches(ctx, "", 100)
+		require.NoError(w.t, err)
+		for _, v := range ws {
+			if v.LastRunAt == nil || v.LastRunAt.Before(before) {
+				return false
+			}
+		}
+		return len(ws) > 0
+	}, 60*time.Second, 20*time.Millisecond, "the watch runs")
+}
+
+// A watch made in the bot brings what the profile posts next to the
+// watcher's chat: in deliver mode each post like a capture's result, in
+// digest mode one message per run listing the new posts.
+func TestWatchedPostsReachTheChat(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tl := w.fx.AddTimeline("tidewatch", "4242", 30, 20)
+	w.start()
+	w.bot.PushPrivateMessage(alice, "/watch "+tl.ProfileURL)
+	made := w.nthMessage(alice.ID, 0, "the watch made")
+	require.True(t, strings.HasPrefix(made.Text, "👀 Watching "), made.Text)
+	w.runWatches(0) // the first run only notes where the profile stands
+
+	// deliver (the default): two new posts, two results.
+	posts := w.fx.GrowTimeline("tidewatch", 2)
+	w.runWatches(16 * time.Minute)
+	var results []testkit.BotCall
+	require.Eventually(t, func() bool {
+		results = nil
+		for _, c := range w.bot.Calls() {
+			if c.ChatID == alice.ID && c.OK() && c.Method != "editMessageText" && strings.Contains(c.Text, "🆔 ") {
+				results = append(results, c)
+			}
+		}
+		return len(results) == 2
+	}, 60*time.Second, 20*time.Millisecond, "the two posts delivered")
+	ws, err := w.core.App().AdminWatches(context.Background(), "", 10)
+	require.NoError(t, err)
+	require.Len(t, ws, 1)
+	require.Equal(t, 2, ws[0].NewPosts)
+
+	// digest: three more posts, one message listing them oldest first.
+	notify := app.NotifyDigest
+	_, err = w.core.App().PatchWatch(context.Background(), *ws[0].TenantID, ws[0].ID, app.WatchPatch{Notify: &notify})
+	require.NoError(t, err)
+	more := w.fx.GrowTimeline("tidewatch", 3)
+	w.runWatches(16 * time.Minute)
+	digest := w.waitCall("the digest", func(c testkit.BotCall) bool {
+		return c.ChatID == alice.ID && c.OK() && strings.HasPrefix(c.Text, "👀 3 new posts archived from ")
+	})
+	for i, u := range []string{more[2], more[1], more[0]} {
+		require.Contains(t, digest.Text, fmt.Sprintf("\n%d. %s", i+1, u))
+	}
+	require.NotContains(t, digest.Text, posts[0], "earlier posts are not listed again")
+
+	// Nothing new: nothing sent.
+	sent := len(w.calls(alice.ID, "sendMessage"))
+	w.runWatches(16 * time.Minute)
+	time.Sleep(300 * time.Millisecond)
+	require.Len(t, w.calls(alice.ID, "sendMessage"), sent)
+	runs, err := w.core.App().PendingWatchRuns(context.Background(), *ws[0].TenantID, 10)
+	require.NoError(t, err)
+	require.Empty(t, runs, "every run handed to the bot")
 }
