@@ -171,3 +171,36 @@ func TestWatchedPostsReachTheChat(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, runs, "every run handed to the bot")
 }
+
+// A watched profile that disappears: after five failed runs the watch
+// pauses itself and the watcher is told why, once.
+func TestAWatchThatPausesItselfSaysWhy(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tl := w.fx.AddTimeline("tidewatch", "4242", 30, 20)
+	w.start()
+	w.bot.PushPrivateMessage(alice, "/watch "+tl.ProfileURL)
+	w.nthMessage(alice.ID, 0, "the watch made")
+	w.runWatches(0)
+	w.fx.RemoveTimeline("tidewatch", "4242")
+	for range app.WatchFailuresToPause {
+		w.runWatches(7 * time.Hour)
+	}
+	paused := w.waitCall("the pause message", func(c testkit.BotCall) bool {
+		return c.ChatID == alice.ID && c.OK() && strings.HasPrefix(c.Text, "⏸ Stopped watching ")
+	})
+	require.Contains(t, paused.Text, "paused by itself after 5 failed runs in a row")
+	require.Contains(t, paused.Text, "Resume it in the web library")
+	w.bot.PushPrivateMessage(alice, "/watches")
+	list := w.waitCall("the list", func(c testkit.BotCall) bool {
+		return c.ChatID == alice.ID && c.OK() && strings.HasPrefix(c.Text, "👀 Your watches (1):")
+	})
+	require.Contains(t, list.Text, "⏸ paused: paused by itself")
+	pauses := 0
+	for _, c := range w.calls(alice.ID, "sendMessage") {
+		if strings.HasPrefix(c.Text, "⏸ Stopped watching ") {
+			pauses++
+		}
+	}
+	require.Equal(t, 1, pauses)
+}
