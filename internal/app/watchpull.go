@@ -352,8 +352,12 @@ func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolve
 		if len(posts) > 0 && cur.Notify != NotifyNone {
 			delivery = store.WatchDeliveryPending
 		}
-		if _, err := tx.WatchRunInsert(ctx, store.WatchRun{WatchID: w.ID, TenantID: w.TenantID, StartedAt: started, NewPosts: len(posts),
-			Posts: posts, Error: errText, Notify: cur.Notify, DeliveryState: delivery}); err != nil {
+		run := store.WatchRun{WatchID: w.ID, TenantID: w.TenantID, StartedAt: started, NewPosts: len(posts),
+			Posts: posts, Error: errText, Notify: cur.Notify, DeliveryState: delivery}
+		if err := a.queueWatchNotice(ctx, tx, &run, cur.URL); err != nil {
+			return err
+		}
+		if _, err := tx.WatchRunInsert(ctx, run); err != nil {
 			return err
 		}
 		return tx.WatchRanFor(ctx, w.TenantID, w.ID, len(posts), errText)
@@ -397,6 +401,9 @@ func (a *App) watchFailed(ctx context.Context, src store.WatchSource, owner stri
 					map[string]any{"state": store.WatchPaused, "reason": reason}); err != nil {
 					return err
 				}
+			}
+			if err := a.queueWatchNotice(wctx, tx, &run, cur.URL); err != nil {
+				return err
 			}
 			if _, err := tx.WatchRunInsert(wctx, run); err != nil {
 				return err

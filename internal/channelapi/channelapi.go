@@ -81,6 +81,9 @@ const (
 	PathDelivery  = "/channel/v1/work/{id}/delivery"       // POST Lease → Delivery
 	PathMore      = "/channel/v1/work/{id}/more"           // POST MoreRequest → Collection
 	PathStop      = "/channel/v1/work/{id}/stop"           // POST StopRequest → Collection
+	PathWatch     = "/channel/v1/work/{id}/watch"          // POST WatchRequest → Watch
+	PathWatches   = "/channel/v1/work/{id}/watches"        // POST Lease → WatchesReply
+	PathUnwatch   = "/channel/v1/work/{id}/unwatch"        // POST UnwatchRequest → Watch
 	PathMedia     = "/channel/v1/work/{id}/media/{sha256}" // GET (header X-Lease-Owner) → bytes
 	PathCacheGet  = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
 	PathCachePut  = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
@@ -109,7 +112,23 @@ const (
 	// date again after "fetch more" made a new page (MoreRequest): its
 	// SubmissionID is that page and its Delivery is the whole chain's.
 	WorkProgress = "progress"
+	// WorkWatch tells a watcher about a run of its watch: the new posts in
+	// one message (notify digest), or what went wrong (a watch that paused
+	// itself). Its Progress starts as {"notice": WatchNotice}. (In notify
+	// deliver each new post comes as its own WorkDeliver item.)
+	WorkWatch = "watch"
 )
+
+// WatchNotice is what a WorkWatch item tells, in the private chat ChatID.
+type WatchNotice struct {
+	ChatID    int64  `json:"chat_id"`
+	SourceURL string `json:"source_url"`
+	Notify    string `json:"notify"`
+	// Posts are the links of the run's new posts, oldest first.
+	Posts []string `json:"posts,omitempty"`
+	// Error is what went wrong, in English, e.g. why the watch paused.
+	Error string `json:"error,omitempty"`
+}
 
 // Update kinds.
 const (
@@ -479,6 +498,42 @@ type UsageReply struct {
 	Collections    int    `json:"collections"`
 	SubmittedToday int    `json:"submitted_today"`
 	DailyLimit     int    `json:"daily_limit"` // 0 = none
+}
+
+// WatchRequest watches a profile or channel for the tenant.
+type WatchRequest struct {
+	Owner string `json:"owner"`
+	URL   string `json:"url"`
+	// IntervalSeconds is 0 for the default (15 minutes).
+	IntervalSeconds int `json:"interval_seconds,omitempty"`
+}
+
+// UnwatchRequest removes a watch: Ref is its id or its number (from 1)
+// in the WatchesReply list.
+type UnwatchRequest struct {
+	Owner string `json:"owner"`
+	Ref   string `json:"ref"`
+}
+
+// WatchesReply lists the tenant's watches, oldest first.
+type WatchesReply struct {
+	Watches []Watch `json:"watches"`
+}
+
+// Watch is one watch of the tenant.
+type Watch struct {
+	ID        uuid.UUID `json:"id"`
+	URL       string    `json:"url"`
+	SourceURL string    `json:"source_url"`
+	// State is active, pending (waits for an admin), paused or rejected.
+	State           string     `json:"state"`
+	PausedReason    string     `json:"paused_reason,omitempty"`
+	IntervalSeconds int        `json:"interval_seconds"`
+	Notify          string     `json:"notify"`
+	LastRunAt       *time.Time `json:"last_run_at,omitempty"`
+	NextRunAt       *time.Time `json:"next_run_at,omitempty"`
+	NewPosts        int        `json:"new_posts"`
+	LastError       string     `json:"last_error,omitempty"`
 }
 
 // TokenReply carries a newly created REST token, shown once.

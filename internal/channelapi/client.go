@@ -181,6 +181,24 @@ func (c *Client) Usage(ctx context.Context, id uuid.UUID, owner string) (UsageRe
 	return r, c.call(ctx, workPath(PathUsage, id), Lease{Owner: owner}, &r)
 }
 
+// Watch watches a profile or channel for the tenant.
+func (c *Client) Watch(ctx context.Context, id uuid.UUID, req WatchRequest) (Watch, error) {
+	var r Watch
+	return r, c.call(ctx, workPath(PathWatch, id), req, &r)
+}
+
+// Watches lists the tenant's watches.
+func (c *Client) Watches(ctx context.Context, id uuid.UUID, owner string) (WatchesReply, error) {
+	var r WatchesReply
+	return r, c.call(ctx, workPath(PathWatches, id), Lease{Owner: owner}, &r)
+}
+
+// Unwatch removes one of the tenant's watches and answers it.
+func (c *Client) Unwatch(ctx context.Context, id uuid.UUID, req UnwatchRequest) (Watch, error) {
+	var r Watch
+	return r, c.call(ctx, workPath(PathUnwatch, id), req, &r)
+}
+
 // Token creates a REST token for the tenant.
 func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenReply, error) {
 	var r TokenReply

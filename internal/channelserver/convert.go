@@ -156,3 +156,17 @@ func moreRequest(r channelapi.MoreRequest) app.ChannelMoreRequest { return app.C
 func collectionOf(c app.ChannelCollection) channelapi.Collection { return channelapi.Collection(c) }
 
 func cacheKey(k channelapi.CacheKey) app.ChannelCacheKey { return app.ChannelCacheKey(k) }
+
+func watchOf(w app.WatchView) channelapi.Watch {
+	return channelapi.Watch{ID: w.ID, URL: w.URL, SourceURL: w.SourceURL, State: w.State, PausedReason: w.PausedReason,
+		IntervalSeconds: w.IntervalSeconds, Notify: w.Notify, LastRunAt: w.LastRunAt, NextRunAt: w.NextRunAt,
+		NewPosts: w.NewPosts, LastError: w.LastError}
+}
+
+func watchesReply(ws []app.WatchView) channelapi.WatchesReply {
+	out := make([]channelapi.Watch, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, watchOf(w))
+	}
+	return channelapi.WatchesReply{Watches: out}
+}

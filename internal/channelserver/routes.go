@@ -98,6 +98,18 @@ func (s *server) routes(mux *http.ServeMux) {
 		c, err := s.svc.ChannelStop(ctx, id, in.Owner, in.SubmissionID)
 		return collectionOf(c), err
 	}))
+	post(channelapi.PathWatch, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.WatchRequest) (channelapi.Watch, error) {
+		w, err := s.svc.ChannelWatch(ctx, id, in.Owner, in.URL, in.IntervalSeconds)
+		return watchOf(w), err
+	}))
+	post(channelapi.PathWatches, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.WatchesReply, error) {
+		ws, err := s.svc.ChannelWatches(ctx, id, in.Owner)
+		return watchesReply(ws), err
+	}))
+	post(channelapi.PathUnwatch, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.UnwatchRequest) (channelapi.Watch, error) {
+		w, err := s.svc.ChannelUnwatch(ctx, id, in.Owner, in.Ref)
+		return watchOf(w), err
+	}))
 	mux.HandleFunc("GET "+channelapi.PathMedia, s.media)
 	post(channelapi.PathCacheGet, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheKey) (channelapi.CacheEntry, error) {
 		remote, err := s.svc.ChannelCacheGet(ctx, cacheKey(in))

@@ -61,6 +61,11 @@ type Service interface {
 	// app.ErrConflict when the chain cannot go on now.
 	ChannelMore(ctx context.Context, id uuid.UUID, req app.ChannelMoreRequest) (app.ChannelCollection, error)
 	ChannelStop(ctx context.Context, id uuid.UUID, owner string, submissionID uuid.UUID) (app.ChannelCollection, error)
+	// ChannelWatch, ChannelWatches and ChannelUnwatch are the tenant's
+	// watches; ChannelUnwatch's ref is a watch id or its number in the list.
+	ChannelWatch(ctx context.Context, id uuid.UUID, owner, url string, intervalSeconds int) (app.WatchView, error)
+	ChannelWatches(ctx context.Context, id uuid.UUID, owner string) ([]app.WatchView, error)
+	ChannelUnwatch(ctx context.Context, id uuid.UUID, owner, ref string) (app.WatchView, error)
 	// ChannelMedia opens a media file of the item's delivery or of the
 	// tenant's saved collections; the caller closes it.
 	ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, app.MediaFile, error)

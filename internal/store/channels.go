@@ -663,3 +663,31 @@ func (s *Store) UsageDayRead(ctx context.Context, tenantID uuid.UUID, day string
 	})
 	return u, wrap(s.d, "read daily usage", err)
 }
+
+// IdentitiesOfTenant lists the identities bound to the tenant, oldest
+// first (a watch's notices go to the chat of the first).
+func (tx *Tx) IdentitiesOfTenant(ctx context.Context, tenantID uuid.UUID) ([]Identity, error) {
+	rows, err := tx.tx.QueryContext(ctx, `SELECT `+identityColumns+` FROM identities WHERE tenant_id = $1 ORDER BY created_at, id`, tenantID)
+	if err != nil {
+		return nil, wrap(tx.d, "list identities", err)
+	}
+	defer rows.Close()
+	var out []Identity
+	for rows.Next() {
+		i, err := scanIdentity(rows)
+		if err != nil {
+			return nil, wrap(tx.d, "list identities", err)
+		}
+		out = append(out, i)
+	}
+	return out, wrap(tx.d, "list identities", rows.Err())
+}
+
+// SubmissionSetChat sends a submission's result to a chat of a channel
+// (a watch's new post to its watcher) and marks its delivery pending.
+func (tx *Tx) SubmissionSetChat(ctx context.Context, id, channelID, identityID uuid.UUID, chatID string) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`UPDATE submissions SET channel_id = $2, identity_id = $3, chat_id = $4, delivery_state = $5, updated_at = $6 WHERE id = $1`,
+		id, channelID, identityID, chatID, DeliveryPending, tx.now())
+	return wrap(tx.d, "set submission chat", err)
+}

@@ -387,3 +387,29 @@ func TestChannelPollLeaseHasOneHolderAtATime(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
+
+func TestIdentitiesOfTenantListsOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		f := newChannelFixture(t, st, "tg42", "42")
+		other := newChannelFixture(t, st, "tg43", "43")
+		ctx := store.WithTenant(context.Background(), f.tenant)
+		var got []store.Identity
+		require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			got, err = tx.IdentitiesOfTenant(ctx, f.tenant)
+			return err
+		}))
+		require.Len(t, got, 1)
+		require.Equal(t, f.identity.ID, got[0].ID)
+		require.Equal(t, "42", got[0].ExternalID)
+		octx := store.WithTenant(context.Background(), other.tenant)
+		require.NoError(t, st.InTx(octx, func(tx *store.Tx) error {
+			var err error
+			got, err = tx.IdentitiesOfTenant(octx, other.tenant)
+			return err
+		}))
+		require.Len(t, got, 1)
+		require.Equal(t, other.identity.ID, got[0].ID)
+	})
+}

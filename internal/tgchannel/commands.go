@@ -89,6 +89,9 @@ func newRegistry() *registry {
 			{name: "search", args: "QUERY", descKey: "cmd.search", maxArgs: -1, run: (*job).cmdSearch},
 			{name: "get", args: "ID", descKey: "cmd.get", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdGet},
 			{name: "delete", args: "ID", descKey: "cmd.delete", minArgs: 1, maxArgs: 1, checkArg: checkItemID, run: (*job).cmdDelete},
+			{name: "watch", args: "URL [INTERVAL]", descKey: "cmd.watch", minArgs: 1, maxArgs: 2, run: (*job).cmdWatch},
+			{name: "watches", descKey: "cmd.watches", run: (*job).cmdWatches},
+			{name: "unwatch", args: "[N]", descKey: "cmd.unwatch", maxArgs: 1, run: (*job).cmdUnwatch},
 			{name: "usage", descKey: "cmd.usage", run: (*job).cmdUsage},
 			{name: "token", descKey: "cmd.token", privateOnly: true, run: (*job).cmdToken},
 			{name: "web", descKey: "cmd.web", privateOnly: true, run: (*job).cmdWeb},
@@ -101,6 +104,7 @@ func newRegistry() *registry {
 			{prefix: btnMore, parse: checkUUID, run: (*job).btnMore},
 			{prefix: btnBatch, parse: checkUUID, run: (*job).btnBatch},
 			{prefix: btnStop, parse: checkUUID, run: (*job).btnStop},
+			{prefix: btnUnwatch, parse: checkUUID, run: (*job).btnUnwatch},
 		},
 	}
 }

@@ -23,7 +23,7 @@ func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 	for _, c := range r.commands {
 		names = append(names, c.name)
 	}
-	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "usage", "token", "web"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "usage", "token", "web"}, names)
 	for _, l := range locales {
 		menu := r.menu(l)
 		help := r.help(l, testBot)

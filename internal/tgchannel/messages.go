@@ -59,15 +59,18 @@ func (l locale) t(key string, args ...any) string {
 // never written to.
 var catalog = map[string]map[locale]string{
 	// The command menu (setMyCommands) and /help.
-	"cmd.start":  {langEN: "what this bot does", langZH: "这个机器人能做什么"},
-	"cmd.help":   {langEN: "the commands", langZH: "命令列表"},
-	"cmd.list":   {langEN: "your archive, newest first, 10 a page", langZH: "你的收藏，最新的在前，每页 10 条"},
-	"cmd.search": {langEN: "search your archive (/search alone shows how)", langZH: "搜索你的收藏（只发 /search 查看写法）"},
-	"cmd.get":    {langEN: "show a saved item", langZH: "查看一条收藏"},
-	"cmd.delete": {langEN: "remove a saved item from your archive", langZH: "从你的收藏中删除一条"},
-	"cmd.usage":  {langEN: "storage used, quota and today's submissions", langZH: "已用空间、配额和今天提交的链接"},
-	"cmd.token":  {langEN: "create a REST API token (private chat only)", langZH: "创建 REST API 令牌（仅限私聊）"},
-	"cmd.web":    {langEN: "a one-use sign-in link to your web library (private chat only)", langZH: "网页收藏库的一次性登录链接（仅限私聊）"},
+	"cmd.start":   {langEN: "what this bot does", langZH: "这个机器人能做什么"},
+	"cmd.help":    {langEN: "the commands", langZH: "命令列表"},
+	"cmd.list":    {langEN: "your archive, newest first, 10 a page", langZH: "你的收藏，最新的在前，每页 10 条"},
+	"cmd.search":  {langEN: "search your archive (/search alone shows how)", langZH: "搜索你的收藏（只发 /search 查看写法）"},
+	"cmd.get":     {langEN: "show a saved item", langZH: "查看一条收藏"},
+	"cmd.delete":  {langEN: "remove a saved item from your archive", langZH: "从你的收藏中删除一条"},
+	"cmd.watch":   {langEN: "archive a profile's or channel's new posts by themselves (interval e.g. 30m, 2h; default 15m)", langZH: "自动存档某个主页或频道的新帖子（间隔如 30m、2h；默认 15m）"},
+	"cmd.watches": {langEN: "your watched profiles and channels", langZH: "你关注的主页和频道"},
+	"cmd.unwatch": {langEN: "stop watching one (/unwatch alone lists them)", langZH: "停止关注（只发 /unwatch 列出全部）"},
+	"cmd.usage":   {langEN: "storage used, quota and today's submissions", langZH: "已用空间、配额和今天提交的链接"},
+	"cmd.token":   {langEN: "create a REST API token (private chat only)", langZH: "创建 REST API 令牌（仅限私聊）"},
+	"cmd.web":     {langEN: "a one-use sign-in link to your web library (private chat only)", langZH: "网页收藏库的一次性登录链接（仅限私聊）"},
 	"help.intro": {
 		langEN: "Send me a link to a post — an X post or profile, a public Telegram channel post — and I archive its text and media and send it back.\n\n",
 		langZH: "发给我一个帖子链接（X 的帖子或主页、公开 Telegram 频道的帖子），我会存档它的文字和媒体，再发回给你。\n\n",
@@ -238,4 +241,58 @@ var catalog = map[string]map[locale]string{
 	"wait.min":  {langEN: "%d min", langZH: "%d 分钟"},
 	"wait.h":    {langEN: "%d h", langZH: "%d 小时"},
 	"wait.hmin": {langEN: "%d h %d min", langZH: "%d 小时 %d 分钟"},
+
+	"watch.bad_interval": {
+		langEN: "%q is not an interval: write it like 30m, 2h or 1d (a bare number is minutes), at most a week.",
+		langZH: "%q 不是有效的间隔：请写成 30m、2h 或 1d 这样的形式（只写数字表示分钟），最长一周。",
+	},
+	"watch.active": {
+		langEN: "👀 Watching %s: its new posts are archived every %s, and you get them here.",
+		langZH: "👀 已关注 %s：每 %s自动存档新帖子，并发送到这里。",
+	},
+	"watch.pending": {
+		langEN: "⏳ Watching %s waits for an admin's approval; once approved, its new posts are archived every %s.",
+		langZH: "⏳ 关注 %s 正在等待管理员批准；批准后每 %s自动存档新帖子。",
+	},
+	"watches.empty": {
+		langEN: "You watch nothing yet. Send /watch and the link to an X profile or a Telegram channel.",
+		langZH: "你还没有关注任何内容。发送 /watch 加上 X 主页或 Telegram 频道的链接即可开始。",
+	},
+	"watches.head":             {langEN: "👀 Your watches (%d):", langZH: "👀 你的关注（%d 个）："},
+	"watches.state.active":     {langEN: "▶️ active", langZH: "▶️ 进行中"},
+	"watches.state.pending":    {langEN: "⏳ waiting for an admin's approval", langZH: "⏳ 等待管理员批准"},
+	"watches.state.rejected":   {langEN: "⛔ refused by an admin", langZH: "⛔ 已被管理员拒绝"},
+	"watches.state.paused":     {langEN: "⏸ paused", langZH: "⏸ 已暂停"},
+	"watches.state.paused_why": {langEN: "⏸ paused: %s", langZH: "⏸ 已暂停：%s"},
+	"watches.every":            {langEN: " · every %s · %s", langZH: " · 每 %s · %s"},
+	"watches.next":             {langEN: "\nNext look in %s", langZH: "\n%s后再次查看"},
+	"watches.next_now":         {langEN: "\nNext look: now", langZH: "\n即将查看"},
+	"watches.found":            {langEN: "\nNew posts archived: %d", langZH: "\n已存档新帖子：%d"},
+	"watches.error":            {langEN: "\n⚠️ Last error: %s", langZH: "\n⚠️ 上次出错：%s"},
+	"watches.stop":             {langEN: "✖ Stop %d", langZH: "✖ 停止 %d"},
+	"watches.hint":             {langEN: "Press ✖ Stop N or send /unwatch N to stop watching one.", langZH: "按 ✖ 停止 N 或发送 /unwatch N 即可停止关注。"},
+	"notify.deliver":           {langEN: "each new post sent here", langZH: "每条新帖子都发到这里"},
+	"notify.digest":            {langEN: "one summary per look", langZH: "每次查看发一条汇总"},
+	"notify.none":              {langEN: "archived quietly", langZH: "静默存档"},
+	"unwatch.bad": {
+		langEN: "%q is not a watch number: send /unwatch N with N from /watches.",
+		langZH: "%q 不是关注编号：请发送 /unwatch N，N 为 /watches 中的编号。",
+	},
+	"unwatch.done": {
+		langEN: "✅ Stopped watching %s. What it archived stays in your library.",
+		langZH: "✅ 已停止关注 %s。已存档的内容仍保留在你的收藏中。",
+	},
+	"digest.head": {
+		langEN: "👀 %d new posts archived from %s:",
+		langZH: "👀 %d 条新帖子已从 %s 存档：",
+	},
+	"digest.more": {langEN: "\n… and %d more (see your library)", langZH: "\n……还有 %d 条（见你的收藏）"},
+	"watch.paused": {
+		langEN: "⏸ Stopped watching %s for now: %s\nResume it in the web library once the source is back, or remove it with /unwatch.",
+		langZH: "⏸ 已暂停关注 %s：%s\n来源恢复后可在网页收藏库中继续关注，或用 /unwatch 删除。",
+	},
+	"watch.failed": {
+		langEN: "⚠️ Watching %s: %s",
+		langZH: "⚠️ 关注 %s 时出现问题：%s",
+	},
 }

@@ -123,6 +123,8 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 		err = j.handleUpdate(wctx)
 	case w.Kind == channelapi.WorkDeliver || w.Kind == channelapi.WorkProgress:
 		err = j.deliver(wctx)
+	case w.Kind == channelapi.WorkWatch:
+		err = j.watchNotice(wctx)
 	default:
 		err = &failWork{reason: fmt.Sprintf("this channel does not know work of kind %q", w.Kind)}
 	}
