@@ -24,10 +24,10 @@ func press(updateID, userID, chatID, messageID int64, data string) app.ChannelUp
 // progress item, and stop ends the chain.
 func TestChannelProfileProgressMoreAndStop(t *testing.T) {
 	t.Parallel()
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		a := p.app
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
 		ch := hello(t, a)
 		const chat, status = -100, 500
 		link := message(1, 7, tl.ProfileURL)
@@ -136,10 +136,10 @@ func TestChannelProfileProgressMoreAndStop(t *testing.T) {
 // first by itself, to the end of the timeline.
 func TestChannelBatchChainsPagesToTheEnd(t *testing.T) {
 	t.Parallel()
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		a := p.app
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
 		ch := hello(t, a)
 		_, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
 			Updates: []app.ChannelUpdate{message(1, 7, tl.ProfileURL)}, NextOffset: 2})

@@ -23,10 +23,18 @@ const (
 	timelinePosts  = 250
 )
 
+// pagesLimits let a tenant run 8 captures at once: a page's 100 posts are
+// the subject, not the per-tenant slot rule (tested elsewhere).
+func pagesLimits() app.Limits {
+	l := testLimits()
+	l.TenantCaptures = 8
+	return l
+}
+
 // waitSubmission waits until a submission's pages and posts have ended.
 func (p *pipeline) waitSubmission(t testing.TB, tenantID, id uuid.UUID) app.SubmissionView {
 	t.Helper()
-	deadline := time.Now().Add(2 * testcore.WaitTimeout)
+	deadline := time.Now().Add(4 * testcore.WaitTimeout)
 	for {
 		v, err := p.app.Submission(context.Background(), tenantID, id)
 		require.NoError(t, err)
@@ -70,9 +78,9 @@ func distinctURLs(t testing.TB, ms []app.CollectionView) map[string]bool {
 }
 
 func TestProfilePagesMoreAndEnd(t *testing.T) {
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
 		alice := p.tenant(t, "alice", nil)
 
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL})
@@ -130,9 +138,9 @@ func TestProfilePagesMoreAndEnd(t *testing.T) {
 }
 
 func TestProfileBatchStopsAtItsLimit(t *testing.T) {
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
 		alice := p.tenant(t, "alice", nil)
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 230})
 		require.NoError(t, err)
@@ -158,9 +166,9 @@ func TestProfileBatchStopsAtItsLimit(t *testing.T) {
 }
 
 func TestProfileStopMakesNothingAfterIt(t *testing.T) {
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
 		alice := p.tenant(t, "alice", nil)
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 250})
 		require.NoError(t, err)
@@ -197,9 +205,9 @@ func TestProfileStopMakesNothingAfterIt(t *testing.T) {
 }
 
 func TestProfilePageFailingMidwayKeepsProgress(t *testing.T) {
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, 150, 20)
 		alice := p.tenant(t, "alice", nil)
 		// The third upstream page fails once.
 		p.fx.FailTimelinePage(timelineHandle, 2, 500)
@@ -270,11 +278,11 @@ func TestProfileUnknownOrProtectedFails(t *testing.T) {
 }
 
 func TestProfileBatchSurvivesARestart(t *testing.T) {
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, 120, 20)
 		alice := p.tenant(t, "alice", nil)
-		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 200})
+		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 120})
 		require.NoError(t, err)
 		deadline := time.Now().Add(testcore.WaitTimeout)
 		for {
@@ -292,12 +300,12 @@ func TestProfileBatchSurvivesARestart(t *testing.T) {
 		cancel()
 		p.start(t)
 		v := p.waitSubmission(t, alice, res.SubmissionID)
-		for v.Progress.Total < 200 && v.NextSubmission != nil {
+		for v.Progress.Total < 120 && v.NextSubmission != nil {
 			time.Sleep(20 * time.Millisecond)
 			v = p.waitSubmission(t, alice, res.SubmissionID)
 		}
-		require.Equal(t, 200, v.Progress.Total)
-		require.Len(t, distinctURLs(t, p.members(t, alice, v.CollectionID)), 200, "no duplicate child")
+		require.Equal(t, 120, v.Progress.Total)
+		require.Len(t, distinctURLs(t, p.members(t, alice, v.CollectionID)), 120, "no duplicate child")
 	})
 }
 
@@ -361,9 +369,9 @@ func TestPageWithTooManyRelatedTargetsIsRefused(t *testing.T) {
 }
 
 func TestChannelPages(t *testing.T) {
-	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		ch := p.tme.AddChannel("longtide_demo", timelinePosts, 20)
+		ch := p.tme.AddChannel("longtide_demo", 130, 20)
 		alice := p.tenant(t, "alice", nil)
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://t.me/s/longtide_demo"})
 		require.NoError(t, err)
@@ -383,17 +391,14 @@ func TestChannelPages(t *testing.T) {
 		require.True(t, seen[ch.Posts[0]], "the newest post is on the first page")
 		require.True(t, seen[ch.Posts[99]])
 
-		// The next pages, by the stored cursor, to the end.
-		more, err := p.app.More(ctx, alice, res.SubmissionID)
-		require.NoError(t, err)
-		require.Equal(t, 100, p.waitSubmission(t, alice, more.SubmissionID).Progress.Total)
-		last, err := p.app.More(ctx, alice, more.SubmissionID)
+		// The next page, by the stored cursor, to the end.
+		last, err := p.app.More(ctx, alice, res.SubmissionID)
 		require.NoError(t, err)
 		end := p.waitSubmission(t, alice, last.SubmissionID)
-		require.Equal(t, 50, end.Progress.Total)
+		require.Equal(t, 30, end.Progress.Total)
 		require.False(t, end.HasMore)
 		ms := p.members(t, alice, first.CollectionID)
-		require.Len(t, ms, timelinePosts)
+		require.Len(t, ms, 130)
 		for _, m := range ms {
 			require.Equal(t, "telegram.message", m.EntityType, m.SourceURL)
 		}

@@ -24,7 +24,7 @@ func TestSubmissionRoutes(t *testing.T) {
 	t.Parallel()
 	testcore.Each(t, testcore.Options{}, func(t *testing.T, c *testcore.Core) {
 		ctx := context.Background()
-		tl := c.FX.AddTimeline("rest_timeline", "4400000000000000002", 130, 20)
+		tl := c.FX.AddTextTimeline("rest_timeline", "4400000000000000002", 130, 20)
 		c.Tenant(t, "alice", nil)
 		c.Tenant(t, "bob", nil)
 		alice, _, err := c.App.CreateToken(ctx, "test", "alice", "laptop", false)

@@ -31,6 +31,8 @@ type fxTimeline struct {
 	// the oldest, 1).
 	newest   int
 	statuses []any
+	// text: the posts have no media at all (AddTextTimeline).
+	text bool
 	// fail: upstream page index → status to answer it with, once each
 	// time FailTimelinePage is called.
 	fail map[int]int
@@ -39,6 +41,18 @@ type fxTimeline struct {
 // AddTimeline serves a profile with n posts, each with one photo, over
 // upstream pages of perPage posts.
 func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
+	f.t.Helper()
+	return f.addTimeline(handle, id, n, perPage, false)
+}
+
+// AddTextTimeline is AddTimeline with text posts that fetch no media at
+// all, for tests whose subject is the pages, not the downloads.
+func (f *FxTwitter) AddTextTimeline(handle, id string, n, perPage int) Timeline {
+	f.t.Helper()
+	return f.addTimeline(handle, id, n, perPage, true)
+}
+
+func (f *FxTwitter) addTimeline(handle, id string, n, perPage int, text bool) Timeline {
 	f.t.Helper()
 	var prof map[string]any
 	if err := json.Unmarshal(f.Raw("profile.json"), &prof); err != nil {
@@ -57,7 +71,7 @@ func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
 	f.SetOverride("/2/profile/id:"+id, 200, "application/json", body)
 
 	tl := Timeline{Handle: handle, ID: id, ProfileURL: "https://x.com/" + handle}
-	ft := &fxTimeline{handle: handle, id: id, perPage: perPage, newest: n, fail: map[int]int{}}
+	ft := &fxTimeline{handle: handle, id: id, perPage: perPage, newest: n, fail: map[int]int{}, text: text}
 	for i := 0; i < n; i++ {
 		// Newest first: ids count down.
 		st := f.timelinePost(ft, n-i)
@@ -78,6 +92,9 @@ func (f *FxTwitter) AddTimeline(handle, id string, n, perPage int) Timeline {
 // its status object.
 func (f *FxTwitter) timelinePost(ft *fxTimeline, k int) map[string]any {
 	p := SyntheticPost{ID: strconv.FormatInt(3_000_000_000_000_000_000+int64(k), 10), Photos: 1, Handle: ft.handle, AuthorID: ft.id}
+	if ft.text {
+		p.Photos, p.NoAvatar = 0, true
+	}
 	doc := f.syntheticDoc(p)
 	b, err := json.Marshal(doc)
 	if err != nil {

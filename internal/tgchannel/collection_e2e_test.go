@@ -61,7 +61,7 @@ func (w *world) answerTo(callbackID string) testkit.BotCall {
 func TestAProfileLinkShowsOneProgressMessage(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	tl := w.fx.AddTimeline("tidewatch", "4242", 250, 20)
+	tl := w.fx.AddTextTimeline("tidewatch", "4242", 250, 20)
 	w.start()
 	in := w.bot.PushGroupMessage(group, alice, "@monitor_test_bot "+tl.ProfileURL)
 

@@ -23,7 +23,7 @@ func TestProfileInTheBrowser(t *testing.T) {
 	findChromium(t)
 	l := newLive(t)
 	ctx := context.Background()
-	tl := l.fx.AddTimeline(timelineHandle, timelineID, 250, 20)
+	tl := l.fx.AddTextTimeline(timelineHandle, timelineID, 250, 20)
 	alice, err := l.App().CreateTenant(ctx, "test", "alice", nil)
 	require.NoError(t, err)
 

@@ -82,7 +82,7 @@ func submissionID(t testing.TB, location string) uuid.UUID {
 func TestProfileProgressPageMoreAndStop(t *testing.T) {
 	t.Parallel()
 	testcore.Each(t, testcore.Options{}, func(t *testing.T, c *testcore.Core) {
-		tl := c.FX.AddTimeline(timelineHandle, timelineID, 250, 20)
+		tl := c.FX.AddTextTimeline(timelineHandle, timelineID, 250, 20)
 		s := newItemSite(t, c, "alice")
 		csrf := s.csrf(t)
 
@@ -211,7 +211,7 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 func TestCaptureFormLimit(t *testing.T) {
 	t.Parallel()
 	c := testcore.New(t, testcore.Options{})
-	tl := c.FX.AddTimeline(timelineHandle, timelineID, 250, 20)
+	tl := c.FX.AddTextTimeline(timelineHandle, timelineID, 250, 20)
 	s := newItemSite(t, c, "alice")
 	csrf := s.csrf(t)
 	for _, tc := range []struct {
