@@ -48,6 +48,21 @@ func (p *pipeline) waitSubmission(t testing.TB, tenantID, id uuid.UUID) app.Subm
 	}
 }
 
+// waitFirstChild waits until a page has made its first child.
+func (p *pipeline) waitFirstChild(t testing.TB, tenantID, id uuid.UUID) {
+	t.Helper()
+	deadline := time.Now().Add(4 * testcore.WaitTimeout)
+	for {
+		v, err := p.app.Submission(context.Background(), tenantID, id)
+		require.NoError(t, err)
+		if v.Progress.Total > 0 {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "no child was made")
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // members lists every member of a collection the tenant archived.
 func (p *pipeline) members(t testing.TB, tenantID, collectionID uuid.UUID) []app.CollectionView {
 	t.Helper()
@@ -173,16 +188,7 @@ func TestProfileStopMakesNothingAfterIt(t *testing.T) {
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 250})
 		require.NoError(t, err)
 		// Stop as soon as the first children exist.
-		deadline := time.Now().Add(testcore.WaitTimeout)
-		for {
-			v, err := p.app.Submission(ctx, alice, res.SubmissionID)
-			require.NoError(t, err)
-			if v.Progress.Total > 0 {
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "no child was made")
-			time.Sleep(5 * time.Millisecond)
-		}
+		p.waitFirstChild(t, alice, res.SubmissionID)
 		stopped, err := p.app.Stop(ctx, alice, res.SubmissionID)
 		require.NoError(t, err)
 		require.True(t, stopped.Stopped)
@@ -284,16 +290,7 @@ func TestProfileBatchSurvivesARestart(t *testing.T) {
 		alice := p.tenant(t, "alice", nil)
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 120})
 		require.NoError(t, err)
-		deadline := time.Now().Add(testcore.WaitTimeout)
-		for {
-			v, err := p.app.Submission(ctx, alice, res.SubmissionID)
-			require.NoError(t, err)
-			if v.Progress.Total > 0 {
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "no child was made")
-			time.Sleep(5 * time.Millisecond)
-		}
+		p.waitFirstChild(t, alice, res.SubmissionID)
 		// The process stops mid-batch and starts again.
 		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		require.NoError(t, p.q.Stop(sctx))
