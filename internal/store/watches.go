@@ -420,33 +420,22 @@ func (tx *Tx) WatchRunInsert(ctx context.Context, r WatchRun) (WatchRun, error) 
 // WatchRunList lists the runs of the tenant's watch, newest first, at most
 // limit.
 func (s *Store) WatchRunList(ctx context.Context, tenantID, watchID uuid.UUID, limit int) ([]WatchRun, error) {
-	var out []WatchRun
-	err := s.view(ctx, func(q querier) error {
-		rows, err := q.QueryContext(ctx, `SELECT `+watchRunColumns+` FROM watch_runs WHERE tenant_id = $1 AND watch_id = $2
-			ORDER BY started_at DESC, id DESC LIMIT $3`, tenantID, watchID, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanWatchRun(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
-	})
+	out, err := s.watchRuns(ctx, `WHERE tenant_id = $1 AND watch_id = $2 ORDER BY started_at DESC, id DESC LIMIT $3`, tenantID, watchID, limit)
 	return out, wrap(s.d, "list watch runs", err)
 }
 
 // WatchRunsPending lists the tenant's runs whose posts wait to be
 // delivered or digested, oldest first, at most limit.
 func (s *Store) WatchRunsPending(ctx context.Context, tenantID uuid.UUID, limit int) ([]WatchRun, error) {
+	out, err := s.watchRuns(ctx, `WHERE tenant_id = $1 AND delivery_state = 'pending' ORDER BY started_at, id LIMIT $2`, tenantID, limit)
+	return out, wrap(s.d, "list pending watch runs", err)
+}
+
+// watchRuns reads the runs a WHERE ... ORDER BY ... LIMIT clause selects.
+func (s *Store) watchRuns(ctx context.Context, clause string, args ...any) ([]WatchRun, error) {
 	var out []WatchRun
 	err := s.view(ctx, func(q querier) error {
-		rows, err := q.QueryContext(ctx, `SELECT `+watchRunColumns+` FROM watch_runs WHERE tenant_id = $1 AND delivery_state = 'pending'
-			ORDER BY started_at, id LIMIT $2`, tenantID, limit)
+		rows, err := q.QueryContext(ctx, `SELECT `+watchRunColumns+` FROM watch_runs `+clause, args...)
 		if err != nil {
 			return err
 		}
@@ -460,7 +449,7 @@ func (s *Store) WatchRunsPending(ctx context.Context, tenantID uuid.UUID, limit 
 		}
 		return rows.Err()
 	})
-	return out, wrap(s.d, "list pending watch runs", err)
+	return out, err
 }
 
 // WatchRunDelivered marks the tenant's run delivered (ErrNotFound: no
