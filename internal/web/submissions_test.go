@@ -58,7 +58,7 @@ func (s *itemSite) post(t testing.TB, p string, form url.Values, lang string) (i
 // waitSubmission waits until a submission's pages and posts have ended.
 func waitSubmission(t testing.TB, c *testcore.Core, tenant, id uuid.UUID) app.SubmissionView {
 	t.Helper()
-	deadline := time.Now().Add(2 * testcore.WaitTimeout)
+	deadline := time.Now().Add(6 * testcore.WaitTimeout) // a chain of 130 on a loaded machine under -race
 	for {
 		v, err := c.App.Submission(context.Background(), tenant, id)
 		require.NoError(t, err)
