@@ -35,6 +35,10 @@ type Limits struct {
 	// RetryDelay is the first wait before a retry when the upstream names
 	// none; it doubles with each attempt.
 	RetryDelay time.Duration
+	// PageSize is how many posts a page of a profile or channel holds
+	// (0: DefaultPageSize, which the adapter also defaults to). Tests set
+	// a small one so that a few dozen posts span several pages.
+	PageSize int
 }
 
 // DefaultLimits are the limits of seed 000: two captures per tenant, one

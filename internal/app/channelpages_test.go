@@ -27,7 +27,7 @@ func TestChannelProfileProgressMoreAndStop(t *testing.T) {
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		a := p.app
 		ctx := context.Background()
-		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, timelinePage)
 		ch := hello(t, a)
 		const chat, status = -100, 500
 		link := message(1, 7, tl.ProfileURL)
@@ -73,7 +73,7 @@ func TestChannelProfileProgressMoreAndStop(t *testing.T) {
 		require.Nil(t, got.Item, "a profile is not sent as a post")
 		require.Equal(t, int64(status), got.StatusMessageID)
 		require.Equal(t, &app.ChannelCollection{Kind: "profile", Title: "Synthetic " + timelineHandle, InputURL: tl.ProfileURL,
-			State: app.StateComplete, Total: 100, Archived: 100, HasMore: true, MoreFrom: res.SubmissionID, Root: res.SubmissionID,
+			State: app.StateComplete, Total: 10, Archived: 10, HasMore: true, MoreFrom: res.SubmissionID, Root: res.SubmissionID,
 			BatchSize: 1000}, got.Collection)
 		require.NoError(t, a.ChannelDone(ctx, d.ID, "bot"))
 
@@ -132,14 +132,14 @@ func TestChannelProfileProgressMoreAndStop(t *testing.T) {
 	})
 }
 
-// "Fetch 1,000 more" on a profile of 250 posts chains the pages after the
+// "Fetch 1,000 more" on a profile of 25 posts chains the pages after the
 // first by itself, to the end of the timeline.
 func TestChannelBatchChainsPagesToTheEnd(t *testing.T) {
 	t.Parallel()
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		a := p.app
 		ctx := context.Background()
-		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, timelinePage)
 		ch := hello(t, a)
 		_, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
 			Updates: []app.ChannelUpdate{message(1, 7, tl.ProfileURL)}, NextOffset: 2})

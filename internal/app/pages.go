@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -69,12 +70,23 @@ type captureSpec struct {
 func (s captureSpec) expands() bool { return !s.Automatic && (s.Collection || s.Expand != "") }
 
 // firstPage is the spec of a person's submission.
-func firstPage(req SubmitRequest, r adapterapi.Resolved) captureSpec {
+func (a *App) firstPage(req SubmitRequest, r adapterapi.Resolved) captureSpec {
 	spec := captureSpec{Collection: r.Collection, Expand: req.Expand}
-	if r.Collection && req.Limit > 0 {
-		spec.PageSize = min(req.Limit, DefaultPageSize)
+	if r.Collection {
+		spec.PageSize = a.pageSize(req.Limit)
 	}
 	return spec
+}
+
+// pageSize is what a page asks its adapter for with left posts to go (0:
+// no limit): the configured page size, or fewer to end at the limit. 0
+// leaves it to the adapter, whose default is DefaultPageSize.
+func (a *App) pageSize(left int) int {
+	size := a.limits.PageSize
+	if left > 0 {
+		return min(left, cmp.Or(size, DefaultPageSize))
+	}
+	return size
 }
 
 // checkExpansion refuses a limit or expand the target or adapter cannot
@@ -372,7 +384,9 @@ func (a *App) nextPage(ctx context.Context, tx *store.Tx, page store.Submission,
 	}
 	spec := captureSpec{Collection: true, PageCursor: cursor, Expand: pc.Expand}
 	if left != nil {
-		spec.PageSize = min(*left, DefaultPageSize)
+		spec.PageSize = a.pageSize(*left)
+	} else {
+		spec.PageSize = a.pageSize(0)
 	}
 	r := adapterapi.Resolved{Adapter: pc.AdapterID, Provider: pc.Provider}
 	c, err := a.captureFor(ctx, tx, tenant, coll, r, true, spec)

@@ -15,19 +15,24 @@ import (
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
-// The synthetic timeline of these tests: 250 posts over upstream pages of
-// 20, as FxTwitter pages a timeline.
+// The synthetic timeline of these tests: 25 posts over upstream pages of
+// 5, a tenth of a real one (250 posts, FxTwitter's pages of 20 and pages of
+// 100), since pagesLimits' pages hold 10 posts.
 const (
 	timelineHandle = "timeline_demo"
 	timelineID     = "4400000000000000001"
-	timelinePosts  = 250
+	timelinePosts  = 25
+	timelinePage   = 5
+	testPageSize   = 10
 )
 
-// pagesLimits let a tenant run 8 captures at once: a page's 100 posts are
-// the subject, not the per-tenant slot rule (tested elsewhere).
+// pagesLimits make pages of testPageSize posts and let a tenant run 8
+// captures at once: the pages are the subject, not the per-tenant slot
+// rule (tested elsewhere).
 func pagesLimits() app.Limits {
 	l := testLimits()
 	l.TenantCaptures = 8
+	l.PageSize = testPageSize
 	return l
 }
 
@@ -95,7 +100,7 @@ func distinctURLs(t testing.TB, ms []app.CollectionView) map[string]bool {
 func TestProfilePagesMoreAndEnd(t *testing.T) {
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, timelinePage)
 		alice := p.tenant(t, "alice", nil)
 
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL})
@@ -103,7 +108,7 @@ func TestProfilePagesMoreAndEnd(t *testing.T) {
 		first := p.waitSubmission(t, alice, res.SubmissionID)
 		require.Equal(t, "profile", first.Kind)
 		require.Equal(t, app.StateComplete, first.State, first.Error)
-		require.Equal(t, app.SubmissionProgress{Total: 100, Complete: 100}, first.Progress)
+		require.Equal(t, app.SubmissionProgress{Total: 10, Complete: 10}, first.Progress)
 		require.True(t, first.HasMore)
 		require.Nil(t, first.NextSubmission)
 
@@ -112,13 +117,13 @@ func TestProfilePagesMoreAndEnd(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "Synthetic "+timelineHandle, prof.AuthorName)
 		ms := p.members(t, alice, first.CollectionID)
-		require.Len(t, ms, 100)
+		require.Len(t, ms, 10)
 		seen := distinctURLs(t, ms)
 		require.True(t, seen[tl.Posts[0]], "the newest post is on the first page")
-		require.True(t, seen[tl.Posts[99]])
-		require.False(t, seen[tl.Posts[100]])
+		require.True(t, seen[tl.Posts[9]])
+		require.False(t, seen[tl.Posts[10]])
 
-		// More adds the next 100; asking again for the page after the
+		// More adds the next 10; asking again for the page after the
 		// same submission is the same page.
 		more, err := p.app.More(ctx, alice, res.SubmissionID)
 		require.NoError(t, err)
@@ -126,17 +131,17 @@ func TestProfilePagesMoreAndEnd(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, more.SubmissionID, again.SubmissionID)
 		second := p.waitSubmission(t, alice, more.SubmissionID)
-		require.Equal(t, 100, second.Progress.Total)
+		require.Equal(t, 10, second.Progress.Total)
 		root := p.waitSubmission(t, alice, res.SubmissionID)
-		require.Equal(t, 200, root.Progress.Total, "the first page counts the pages after it")
+		require.Equal(t, 20, root.Progress.Total, "the first page counts the pages after it")
 		require.Equal(t, more.SubmissionID, *root.NextSubmission)
-		require.Len(t, distinctURLs(t, p.members(t, alice, first.CollectionID)), 200)
+		require.Len(t, distinctURLs(t, p.members(t, alice, first.CollectionID)), 20)
 
-		// The last 50, then nothing more.
+		// The last 5, then nothing more.
 		last, err := p.app.More(ctx, alice, more.SubmissionID)
 		require.NoError(t, err)
 		end := p.waitSubmission(t, alice, last.SubmissionID)
-		require.Equal(t, 50, end.Progress.Total)
+		require.Equal(t, 5, end.Progress.Total)
 		require.False(t, end.HasMore)
 		_, err = p.app.More(ctx, alice, last.SubmissionID)
 		require.ErrorIs(t, err, app.ErrConflict)
@@ -155,18 +160,18 @@ func TestProfilePagesMoreAndEnd(t *testing.T) {
 func TestProfileBatchStopsAtItsLimit(t *testing.T) {
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, timelinePage)
 		alice := p.tenant(t, "alice", nil)
-		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 230})
+		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 23})
 		require.NoError(t, err)
 		v := p.waitSubmission(t, alice, res.SubmissionID)
-		// Pages chain by themselves until the limit: 100 + 100 + 30.
-		for v.NextSubmission != nil && v.Progress.Total < 230 {
+		// Pages chain by themselves until the limit: 10 + 10 + 3.
+		for v.NextSubmission != nil && v.Progress.Total < 23 {
 			time.Sleep(20 * time.Millisecond)
 			v = p.waitSubmission(t, alice, res.SubmissionID)
 		}
-		require.Equal(t, app.SubmissionProgress{Total: 230, Complete: 230}, v.Progress)
-		require.Len(t, distinctURLs(t, p.members(t, alice, v.CollectionID)), 230)
+		require.Equal(t, app.SubmissionProgress{Total: 23, Complete: 23}, v.Progress)
+		require.Len(t, distinctURLs(t, p.members(t, alice, v.CollectionID)), 23)
 
 		// Bad limits are refused before anything is written.
 		_, err = p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 1001})
@@ -183,9 +188,9 @@ func TestProfileBatchStopsAtItsLimit(t *testing.T) {
 func TestProfileStopMakesNothingAfterIt(t *testing.T) {
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, timelinePosts, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, 50, timelinePage)
 		alice := p.tenant(t, "alice", nil)
-		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 250})
+		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 50})
 		require.NoError(t, err)
 		// Stop as soon as the first children exist.
 		p.waitFirstChild(t, alice, res.SubmissionID)
@@ -193,7 +198,7 @@ func TestProfileStopMakesNothingAfterIt(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, stopped.Stopped)
 		made := stopped.Progress.Total
-		require.Less(t, made, 250)
+		require.Less(t, made, 50)
 
 		end := p.waitSubmission(t, alice, res.SubmissionID)
 		require.True(t, end.Stopped)
@@ -213,47 +218,47 @@ func TestProfileStopMakesNothingAfterIt(t *testing.T) {
 func TestProfilePageFailingMidwayKeepsProgress(t *testing.T) {
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, 150, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, 15, 2)
 		alice := p.tenant(t, "alice", nil)
 		// The third upstream page fails once.
 		p.fx.FailTimelinePage(timelineHandle, 2, 500)
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL})
 		require.NoError(t, err)
 		first := p.waitSubmission(t, alice, res.SubmissionID)
-		require.Equal(t, 40, first.Progress.Total, "the two pages read before the failure are kept")
+		require.Equal(t, 4, first.Progress.Total, "the two pages read before the failure are kept")
 		require.True(t, first.HasMore)
 
 		more, err := p.app.More(ctx, alice, res.SubmissionID)
 		require.NoError(t, err)
 		p.waitSubmission(t, alice, more.SubmissionID)
 		seen := distinctURLs(t, p.members(t, alice, first.CollectionID))
-		require.Len(t, seen, 140, "more resumes where the failure stopped")
-		require.True(t, seen[tl.Posts[40]], "the post after the failure is archived")
+		require.Len(t, seen, 14, "more resumes where the failure stopped")
+		require.True(t, seen[tl.Posts[4]], "the post after the failure is archived")
 	})
 }
 
 func TestProfileSharedAcrossTenants(t *testing.T) {
 	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTimeline(timelineHandle, timelineID, 40, 20)
+		tl := p.fx.AddTimeline(timelineHandle, timelineID, 12, 4)
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
 		a, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL})
 		require.NoError(t, err)
-		require.Equal(t, 40, p.waitSubmission(t, alice, a.SubmissionID).Progress.Total)
+		require.Equal(t, 12, p.waitSubmission(t, alice, a.SubmissionID).Progress.Total)
 		fetchedOnce := p.fx.Hits("/2/status/" + lastPathPart(tl.Posts[0]))
 
 		// Bob asks for the same profile by its id.
 		b, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: bob, URL: "https://x.com/i/user/" + timelineID})
 		require.NoError(t, err)
 		bv := p.waitSubmission(t, bob, b.SubmissionID)
-		require.Equal(t, 40, bv.Progress.Total)
+		require.Equal(t, 12, bv.Progress.Total)
 		av := p.waitSubmission(t, alice, a.SubmissionID)
 		require.Equal(t, av.CollectionID, bv.CollectionID, "a profile by handle and by id is one collection")
 		require.Equal(t, fetchedOnce, p.fx.Hits("/2/status/"+lastPathPart(tl.Posts[0])), "archived posts are shared, not fetched again")
 
 		// Each tenant has the posts in its own library and is charged.
-		require.Len(t, p.members(t, bob, bv.CollectionID), 40)
-		require.Len(t, p.members(t, alice, av.CollectionID), 40)
+		require.Len(t, p.members(t, bob, bv.CollectionID), 12)
+		require.Len(t, p.members(t, alice, av.CollectionID), 12)
 		for _, tenant := range []uuid.UUID{alice, bob} {
 			u, err := p.app.Usage(ctx, tenant)
 			require.NoError(t, err)
@@ -286,9 +291,9 @@ func TestProfileUnknownOrProtectedFails(t *testing.T) {
 func TestProfileBatchSurvivesARestart(t *testing.T) {
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, 120, 20)
+		tl := p.fx.AddTextTimeline(timelineHandle, timelineID, 30, timelinePage)
 		alice := p.tenant(t, "alice", nil)
-		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 120})
+		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tl.ProfileURL, Limit: 30})
 		require.NoError(t, err)
 		p.waitFirstChild(t, alice, res.SubmissionID)
 		// The process stops mid-batch and starts again.
@@ -297,12 +302,12 @@ func TestProfileBatchSurvivesARestart(t *testing.T) {
 		cancel()
 		p.start(t)
 		v := p.waitSubmission(t, alice, res.SubmissionID)
-		for v.Progress.Total < 120 && v.NextSubmission != nil {
+		for v.Progress.Total < 30 && v.NextSubmission != nil {
 			time.Sleep(20 * time.Millisecond)
 			v = p.waitSubmission(t, alice, res.SubmissionID)
 		}
-		require.Equal(t, 120, v.Progress.Total)
-		require.Len(t, distinctURLs(t, p.members(t, alice, v.CollectionID)), 120, "no duplicate child")
+		require.Equal(t, 30, v.Progress.Total)
+		require.Len(t, distinctURLs(t, p.members(t, alice, v.CollectionID)), 30, "no duplicate child")
 	})
 }
 
@@ -368,13 +373,13 @@ func TestPageWithTooManyRelatedTargetsIsRefused(t *testing.T) {
 func TestChannelPages(t *testing.T) {
 	eachPipeline(t, pagesLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()
-		ch := p.tme.AddChannel("longtide_demo", 130, 20)
+		ch := p.tme.AddChannel("longtide_demo", 13, timelinePage)
 		alice := p.tenant(t, "alice", nil)
 		res, err := p.app.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://t.me/s/longtide_demo"})
 		require.NoError(t, err)
 		first := p.waitSubmission(t, alice, res.SubmissionID)
 		require.Equal(t, "channel", first.Kind)
-		require.Equal(t, app.SubmissionProgress{Total: 100, Complete: 100}, first.Progress, first.Error)
+		require.Equal(t, app.SubmissionProgress{Total: 10, Complete: 10}, first.Progress, first.Error)
 		require.True(t, first.HasMore)
 		header, err := p.app.Collection(ctx, alice, first.CollectionID)
 		require.NoError(t, err)
@@ -384,18 +389,18 @@ func TestChannelPages(t *testing.T) {
 		for _, m := range p.members(t, alice, first.CollectionID) {
 			seen[m.SourceURL] = true
 		}
-		require.Len(t, seen, 100)
+		require.Len(t, seen, 10)
 		require.True(t, seen[ch.Posts[0]], "the newest post is on the first page")
-		require.True(t, seen[ch.Posts[99]])
+		require.True(t, seen[ch.Posts[9]])
 
 		// The next page, by the stored cursor, to the end.
 		last, err := p.app.More(ctx, alice, res.SubmissionID)
 		require.NoError(t, err)
 		end := p.waitSubmission(t, alice, last.SubmissionID)
-		require.Equal(t, 30, end.Progress.Total)
+		require.Equal(t, 3, end.Progress.Total)
 		require.False(t, end.HasMore)
 		ms := p.members(t, alice, first.CollectionID)
-		require.Len(t, ms, 130)
+		require.Len(t, ms, 13)
 		for _, m := range ms {
 			require.Equal(t, "telegram.message", m.EntityType, m.SourceURL)
 		}

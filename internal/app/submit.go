@@ -157,7 +157,7 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 			}
 		}
 
-		spec := firstPage(req, r)
+		spec := a.firstPage(req, r)
 		capture, err := a.captureFor(ctx, tx, tenant, coll, r, req.Refresh || r.RefreshOnSubmit || spec.expands(), spec)
 		if err != nil {
 			return err
