@@ -12,19 +12,29 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
+
+// pagesLimits make pages of 30 posts (production's are 100), so that two
+// pages need few captures, and let a tenant run 8 captures at once.
+func pagesLimits() app.Limits {
+	l := testcore.TestLimits()
+	l.TenantCaptures = 8
+	l.PageSize = 30
+	return l
+}
 
 // A profile over REST: 202 with the submission, its progress while the
 // posts are archived, more, stop, the profile's members; bad limits are
 // 400 problems.
 func TestSubmissionRoutes(t *testing.T) {
 	t.Parallel()
-	testcore.Each(t, testcore.Options{}, func(t *testing.T, c *testcore.Core) {
+	testcore.Each(t, testcore.Options{Limits: pagesLimits()}, func(t *testing.T, c *testcore.Core) {
 		ctx := context.Background()
-		tl := c.FX.AddTextTimeline("rest_timeline", "4400000000000000002", 130, 20)
+		tl := c.FX.AddTextTimeline("rest_timeline", "4400000000000000002", 39, 10)
 		c.Tenant(t, "alice", nil)
 		c.Tenant(t, "bob", nil)
 		alice, _, err := c.App.CreateToken(ctx, "test", "alice", "laptop", false)
@@ -74,19 +84,19 @@ func TestSubmissionRoutes(t *testing.T) {
 		v := wait(id)
 		require.Equal(t, "profile", v["kind"])
 		require.Equal(t, "complete", v["state"])
-		require.Equal(t, map[string]any{"total": 100.0, "queued": 0.0, "complete": 100.0, "partial": 0.0, "failed": 0.0}, v["progress"])
+		require.Equal(t, map[string]any{"total": 30.0, "queued": 0.0, "complete": 30.0, "partial": 0.0, "failed": 0.0}, v["progress"])
 		require.Equal(t, true, v["has_more"])
 		require.Equal(t, false, v["stopped"])
 		require.NotContains(t, v, "next_submission")
 
 		// Members of the profile, in pages.
-		status, page := do(alice, "GET", "/v1/collections/"+v["collection_id"].(string)+"/members?limit=60", "")
+		status, page := do(alice, "GET", "/v1/collections/"+v["collection_id"].(string)+"/members?limit=20", "")
 		require.Equal(t, http.StatusOK, status, page)
-		require.Len(t, page["items"], 60)
+		require.Len(t, page["items"], 20)
 		require.NotEmpty(t, page["next_cursor"])
-		status, page = do(alice, "GET", "/v1/collections/"+v["collection_id"].(string)+"/members?limit=60&cursor="+page["next_cursor"].(string), "")
+		status, page = do(alice, "GET", "/v1/collections/"+v["collection_id"].(string)+"/members?limit=20&cursor="+page["next_cursor"].(string), "")
 		require.Equal(t, http.StatusOK, status, page)
-		require.Len(t, page["items"], 40)
+		require.Len(t, page["items"], 10)
 		require.Equal(t, "", page["next_cursor"])
 
 		// More, twice: one page.
@@ -96,7 +106,7 @@ func TestSubmissionRoutes(t *testing.T) {
 		require.Equal(t, http.StatusAccepted, status, again)
 		require.Equal(t, more["submission_id"], again["submission_id"])
 		next := wait(more["submission_id"].(string))
-		require.Equal(t, 30.0, next["progress"].(map[string]any)["total"])
+		require.Equal(t, 9.0, next["progress"].(map[string]any)["total"])
 		require.Equal(t, false, next["has_more"])
 		status, prob := do(alice, "POST", "/v1/submissions/"+more["submission_id"].(string)+"/more", "")
 		require.Equal(t, http.StatusConflict, status, prob)

@@ -12,8 +12,9 @@ import (
 type Option func(*options)
 
 type options struct {
-	now   func() time.Time
-	hooks app.Hooks
+	now      func() time.Time
+	hooks    app.Hooks
+	pageSize int
 }
 
 func buildOptions(opts []Option) options {
@@ -36,3 +37,8 @@ func WithClock(now func() time.Time) Option {
 
 // WithHooks arms the business layer's hooks (app.Hooks).
 func WithHooks(h app.Hooks) Option { return func(o *options) { o.hooks = h } }
+
+// WithPageSize makes the pages of profiles and channels hold n posts
+// (app.Limits.PageSize; default app.DefaultPageSize), so that tests span
+// several pages with few posts.
+func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }

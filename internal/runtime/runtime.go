@@ -308,6 +308,7 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	limits.MaxMediaBytes = cfg.Capture.MaxMediaBytes
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
+	limits.PageSize = o.pageSize
 	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks, Metrics: e.metrics,
 		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken, TelegramAPIURL: cfg.TelegramAPIURL, Backups: backupConfig(cfg)})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {

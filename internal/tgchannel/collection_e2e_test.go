@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
 )
 
@@ -60,8 +61,8 @@ func (w *world) answerTo(callbackID string) testkit.BotCall {
 // press is refused.
 func TestAProfileLinkShowsOneProgressMessage(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	tl := w.fx.AddTextTimeline("tidewatch", "4242", 250, 20)
+	w := newWorld(t, runtime.WithPageSize(20))
+	tl := w.fx.AddTextTimeline("tidewatch", "4242", 60, 10)
 	w.start()
 	in := w.bot.PushGroupMessage(group, alice, "@monitor_test_bot "+tl.ProfileURL)
 
@@ -70,21 +71,21 @@ func TestAProfileLinkShowsOneProgressMessage(t *testing.T) {
 	id := status.Result[0]
 	m := w.message(group, id, "the first page archived", func(m testkit.BotMessage) bool {
 		_, ok := buttonOf(m, "Fetch more")
-		return ok && strings.Contains(m.Text, "100 of 100")
+		return ok && strings.Contains(m.Text, "20 of 20")
 	})
-	require.Equal(t, "📚 Synthetic tidewatch — 100 of 100 posts archived\n✅ Done for now — there are more posts.\n"+tl.ProfileURL, m.Text)
+	require.Equal(t, "📚 Synthetic tidewatch — 20 of 20 posts archived\n✅ Done for now — there are more posts.\n"+tl.ProfileURL, m.Text)
 	more, _ := buttonOf(m, "⏬ Fetch more")
 	batch, ok := buttonOf(m, "⏬ Fetch 1,000 more")
 	require.True(t, ok, "a batch button for the X adapter's max_batch_size: %v", m.Buttons)
 	require.LessOrEqual(t, len(more.CallbackData), 64)
 	require.True(t, strings.HasPrefix(more.CallbackData, "m:"), more.CallbackData)
-	// One message for a hundred posts, edited now and then, never once a post.
+	// One message for a page of posts, edited now and then, never once a post.
 	require.Len(t, w.calls(group, "sendMessage"), 1, "only the status message was sent")
 	for _, method := range []string{"sendMediaGroup", "sendPhoto", "sendDocument"} {
 		require.Empty(t, w.calls(group, method), method)
 	}
 	require.Less(t, m.Edits, 30, "edits are coalesced")
-	t.Logf("100 posts: %d edits of the progress message", m.Edits)
+	t.Logf("20 posts: %d edits of the progress message", m.Edits)
 
 	// Bob may not press Alice's buttons.
 	_, cb := w.bot.PushCallback(group, bob, id, more.CallbackData)
@@ -99,9 +100,9 @@ func TestAProfileLinkShowsOneProgressMessage(t *testing.T) {
 	w.answerTo(cb2)
 	m = w.message(group, id, "the second page archived", func(m testkit.BotMessage) bool {
 		_, ok := buttonOf(m, "Fetch more")
-		return ok && strings.Contains(m.Text, "200 of 200")
+		return ok && strings.Contains(m.Text, "40 of 40")
 	})
-	require.True(t, strings.HasPrefix(m.Text, "📚 Synthetic tidewatch — 200 of 200 posts archived\n"), m.Text)
+	require.True(t, strings.HasPrefix(m.Text, "📚 Synthetic tidewatch — 40 of 40 posts archived\n"), m.Text)
 	batch, ok = buttonOf(m, "Fetch 1,000 more")
 	require.True(t, ok)
 	require.Len(t, w.calls(group, "sendMessage"), 1, "still the one message")
@@ -124,7 +125,7 @@ func TestAProfileLinkShowsOneProgressMessage(t *testing.T) {
 	})
 
 	// The page being read when it stopped makes no posts: the chain ends
-	// at 200 and the message says so, without buttons.
+	// at 40 and the message says so, without buttons.
 	ctx := context.Background()
 	a := w.core.App()
 	tenant, err := a.TenantByName(ctx, "tg1001")
@@ -138,10 +139,10 @@ func TestAProfileLinkShowsOneProgressMessage(t *testing.T) {
 		return v.State != app.StateQueued && v.State != app.StateDownloading
 	}, 90*time.Second, 50*time.Millisecond, "the chain ends")
 	require.True(t, v.Stopped)
-	require.Equal(t, 200, v.Progress.Total, "nothing was made after the stop")
+	require.Equal(t, 40, v.Progress.Total, "nothing was made after the stop")
 	w.fx.Delay(0)
 	m = w.message(group, id, "the final counts", func(m testkit.BotMessage) bool {
-		return strings.Contains(m.Text, "200 of 200") && strings.Contains(m.Text, "⏹ Stopped")
+		return strings.Contains(m.Text, "40 of 40") && strings.Contains(m.Text, "⏹ Stopped")
 	})
 	require.Empty(t, m.Buttons, "no stop, no fetch more once stopped")
 	require.Len(t, w.calls(group, "sendMessage"), 1, "still the one message")

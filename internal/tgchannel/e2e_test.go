@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/channelapi"
+	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 	"github.com/monitorhq/monitor/internal/tgchannel"
@@ -45,14 +46,14 @@ type world struct {
 	runs atomic.Int32
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, opts ...runtime.Option) *world {
 	t.Helper()
 	fx := testkit.NewFxTwitter(t)
 	core := testcore.Run(t, testcore.Config(t, map[string]string{
 		"MONITOR_CHANNEL_ADDR":   "127.0.0.1:0",
 		"MONITOR_CHANNEL_SECRET": secret,
 		"MONITOR_FXTWITTER_URL":  fx.URL(),
-	}))
+	}), opts...)
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(hc.CloseIdleConnections)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/runtime"
 	"github.com/monitorhq/monitor/internal/testkit"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
@@ -52,10 +53,10 @@ type live struct {
 	fx *testkit.FxTwitter
 }
 
-func newLive(t *testing.T) *live {
+func newLive(t *testing.T, opts ...runtime.Option) *live {
 	t.Helper()
 	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
-	r := testcore.Run(t, testcore.Config(t, map[string]string{"MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_TME_URL": tme.URL()}))
+	r := testcore.Run(t, testcore.Config(t, map[string]string{"MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_TME_URL": tme.URL()}), opts...)
 	return &live{Running: r, base: "http://" + r.Addr(), fx: fx}
 }
 

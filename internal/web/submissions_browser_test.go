@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/runtime"
 )
 
 // A profile in a browser: the capture form lands on the progress page,
@@ -21,9 +22,9 @@ import (
 // profile-*.png.
 func TestProfileInTheBrowser(t *testing.T) {
 	findChromium(t)
-	l := newLive(t)
+	l := newLive(t, runtime.WithPageSize(30))
 	ctx := context.Background()
-	tl := l.fx.AddTextTimeline(timelineHandle, timelineID, 250, 20)
+	tl := l.fx.AddTextTimeline(timelineHandle, timelineID, 75, 10)
 	alice, err := l.App().CreateTenant(ctx, "test", "alice", nil)
 	require.NoError(t, err)
 
@@ -46,7 +47,7 @@ func TestProfileInTheBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("[data-submission]")))
 		progress = strings.TrimPrefix(runGet(b, chromedp.Location()), l.base)
 		require.True(t, strings.HasPrefix(progress, "/submissions/"), progress)
-		waitText(b, "100 of 100 posts done")
+		waitText(b, "30 of 30 posts done")
 		require.Contains(t, b.text(), "The profile's posts are archived")
 		b.screenshot("submission-done-en")
 
@@ -62,7 +63,7 @@ func TestProfileInTheBrowser(t *testing.T) {
 		l.fx.Delay(150 * time.Millisecond)
 		b.do(chromedp.Click(chromedp.CSS(`.members-more form[action$="/more"] button`)), chromedp.WaitVisible(chromedp.CSS(`form[action$="/stop"] button`)))
 		require.Equal(t, l.base+progress, runGet(b, chromedp.Location()), "back on the profile's progress")
-		waitJS(b, `+document.querySelector("[data-count=total]").textContent > 100`)
+		waitJS(b, `+document.querySelector("[data-count=total]").textContent > 30`)
 		require.Contains(t, b.text(), "Archiving the profile's posts")
 		b.screenshot("submission-running-en")
 		b.do(chromedp.Click(chromedp.CSS(`form[action$="/stop"] button`)), chromedp.WaitVisible(chromedp.CSS(`.notice`)))

@@ -17,8 +17,8 @@ import (
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
-// The synthetic profile of these tests: 250 posts that the fake FxTwitter
-// pages 20 at a time; Monitor archives them 100 a page.
+// The synthetic profile of these tests, which the fake FxTwitter pages
+// 10 posts at a time; pagesLimits' pages hold 30.
 const (
 	timelineHandle = "timeline_demo"
 	timelineID     = "4400000000000000001"
@@ -58,7 +58,7 @@ func (s *itemSite) post(t testing.TB, p string, form url.Values, lang string) (i
 // waitSubmission waits until a submission's pages and posts have ended.
 func waitSubmission(t testing.TB, c *testcore.Core, tenant, id uuid.UUID) app.SubmissionView {
 	t.Helper()
-	deadline := time.Now().Add(6 * testcore.WaitTimeout) // a chain of 130 on a loaded machine under -race
+	deadline := time.Now().Add(4 * testcore.WaitTimeout)
 	for {
 		v, err := c.App.Submission(context.Background(), tenant, id)
 		require.NoError(t, err)
@@ -72,6 +72,16 @@ func waitSubmission(t testing.TB, c *testcore.Core, tenant, id uuid.UUID) app.Su
 	}
 }
 
+// pagesLimits make pages of 30 posts (production's are 100), so that a
+// few pages and the profile page's pager need few captures, and let a
+// tenant run 8 captures at once.
+func pagesLimits() app.Limits {
+	l := testcore.TestLimits()
+	l.TenantCaptures = 8
+	l.PageSize = 30
+	return l
+}
+
 // submissionID is the id of a /submissions/{id} address.
 func submissionID(t testing.TB, location string) uuid.UUID {
 	t.Helper()
@@ -81,8 +91,8 @@ func submissionID(t testing.TB, location string) uuid.UUID {
 
 func TestProfileProgressPageMoreAndStop(t *testing.T) {
 	t.Parallel()
-	testcore.Each(t, testcore.Options{}, func(t *testing.T, c *testcore.Core) {
-		tl := c.FX.AddTextTimeline(timelineHandle, timelineID, 250, 20)
+	testcore.Each(t, testcore.Options{Limits: pagesLimits()}, func(t *testing.T, c *testcore.Core) {
+		tl := c.FX.AddTextTimeline(timelineHandle, timelineID, 75, 10)
 		s := newItemSite(t, c, "alice")
 		csrf := s.csrf(t)
 
@@ -105,9 +115,9 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 		main := words(doc.Find("main"))
 		require.Contains(t, main, "The profile's posts are archived")
 		require.Contains(t, main, "Synthetic "+timelineHandle)
-		require.Contains(t, main, "100 of 100 posts done")
-		require.Equal(t, "100", doc.Find("progress").AttrOr("value", ""))
-		require.Equal(t, "100", doc.Find(`[data-count=complete]`).Text())
+		require.Contains(t, main, "30 of 30 posts done")
+		require.Equal(t, "30", doc.Find("progress").AttrOr("value", ""))
+		require.Equal(t, "30", doc.Find(`[data-count=complete]`).Text())
 		require.Equal(t, "0", doc.Find(`[data-count=failed]`).Text())
 		require.Zero(t, doc.Find(`form[action$="/stop"]`).Length(), "no Stop once it has ended")
 		more := doc.Find(`form[action="/submissions/` + id.String() + `/more"]`)
@@ -115,7 +125,7 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 		require.Contains(t, words(more), "Fetch more posts")
 		require.Zero(t, doc.Find(`meta[http-equiv=refresh]`).Length(), "an ended page stays still")
 		_, zh := s.get(t, loc, "zh-CN")
-		require.Contains(t, words(zh.Find("main")), "已处理 100 / 100 条帖子")
+		require.Contains(t, words(zh.Find("main")), "已处理 30 / 30 条帖子")
 		require.Contains(t, words(zh.Find("main")), "获取更多帖子")
 
 		// Fetch more needs the CSRF token; sent twice it is one page.
@@ -133,9 +143,9 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 		second := *root.NextSubmission
 		waitSubmission(t, c, s.tenant, second)
 		root = waitSubmission(t, c, s.tenant, id)
-		require.Equal(t, 200, root.Progress.Total, "two clicks, one page of 100")
+		require.Equal(t, 60, root.Progress.Total, "two clicks, one page of 30")
 		_, doc = s.get(t, "/submissions/"+id.String(), "")
-		require.Contains(t, words(doc.Find("main")), "200 of 200 posts done")
+		require.Contains(t, words(doc.Find("main")), "60 of 60 posts done")
 		require.Equal(t, 1, doc.Find(`form[action="/submissions/`+second.String()+`/more"]`).Length(),
 			"Fetch more goes on after the chain's last page")
 
@@ -159,8 +169,8 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 			next = doc.Find(`nav.pager a[rel=next]`).AttrOr("href", "")
 			require.Less(t, pages, 20)
 		}
-		require.Len(t, seen, 200, "every archived post, once")
-		require.Equal(t, 10, pages)
+		require.Len(t, seen, 60, "every archived post, once")
+		require.Equal(t, 3, pages)
 		status, doc = s.get(t, item+"?posts=nonsense", "")
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Contains(t, words(doc.Find("main")), "No such page of posts")
@@ -187,7 +197,7 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 
 		// A batch, stopped at once: Stop needs the token, then nothing new
 		// starts and the page says so.
-		status, loc, _ = s.post(t, "/captures", url.Values{"csrf": {csrf}, "url": {"https://x.com/i/user/" + timelineID}, "limit": {"230"}}, "")
+		status, loc, _ = s.post(t, "/captures", url.Values{"csrf": {csrf}, "url": {"https://x.com/i/user/" + timelineID}, "limit": {"75"}}, "")
 		require.Equal(t, http.StatusSeeOther, status)
 		batch := submissionID(t, loc)
 		status, _, _ = s.post(t, loc+"/stop", url.Values{}, "")
@@ -197,7 +207,7 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 		require.Equal(t, "/submissions/"+batch.String(), loc)
 		stopped := waitSubmission(t, c, s.tenant, batch)
 		require.True(t, stopped.Stopped)
-		require.Less(t, stopped.Progress.Total, 230)
+		require.Less(t, stopped.Progress.Total, 75)
 		_, doc = s.get(t, loc, "")
 		require.Contains(t, words(doc.Find("main")), "Stopped: nothing new starts")
 		require.Zero(t, doc.Find(`form[action$="/stop"]`).Length())
@@ -210,8 +220,8 @@ func TestProfileProgressPageMoreAndStop(t *testing.T) {
 
 func TestCaptureFormLimit(t *testing.T) {
 	t.Parallel()
-	c := testcore.New(t, testcore.Options{})
-	tl := c.FX.AddTextTimeline(timelineHandle, timelineID, 250, 20)
+	c := testcore.New(t, testcore.Options{Limits: pagesLimits()})
+	tl := c.FX.AddTextTimeline(timelineHandle, timelineID, 75, 10)
 	s := newItemSite(t, c, "alice")
 	csrf := s.csrf(t)
 	for _, tc := range []struct {
@@ -236,17 +246,17 @@ func TestCaptureFormLimit(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, status)
 	require.True(t, strings.HasPrefix(loc, "/captures/"), loc)
 
-	// A batch of 130 ends at 130 over two pages, then offers more.
-	status, loc, _ = s.post(t, "/captures", url.Values{"csrf": {csrf}, "url": {tl.ProfileURL}, "limit": {"130"}}, "")
+	// A batch of 40 ends at 40 over two pages, then offers more.
+	status, loc, _ = s.post(t, "/captures", url.Values{"csrf": {csrf}, "url": {tl.ProfileURL}, "limit": {"40"}}, "")
 	require.Equal(t, http.StatusSeeOther, status)
 	id := submissionID(t, loc)
 	v := waitSubmission(t, c, s.tenant, id)
-	for v.Progress.Total < 130 && v.NextSubmission != nil {
+	for v.Progress.Total < 40 && v.NextSubmission != nil {
 		time.Sleep(20 * time.Millisecond)
 		v = waitSubmission(t, c, s.tenant, id)
 	}
 	_, doc := s.get(t, loc, "")
-	require.Contains(t, words(doc.Find("main")), "130 of 130 posts done")
+	require.Contains(t, words(doc.Find("main")), "40 of 40 posts done")
 	require.Equal(t, 1, doc.Find(`form[action$="/more"]`).Length())
 	// A profile the upstream does not know ends with the reason.
 	status, loc, _ = s.post(t, "/captures", url.Values{"csrf": {csrf}, "url": {"https://x.com/nobody_here_demo"}}, "")

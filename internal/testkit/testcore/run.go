@@ -39,13 +39,14 @@ func Config(t testing.TB, env map[string]string) *config.Config {
 
 // Run opens a core from cfg on a clock the test moves, with the business
 // layer's hooks armed and fetches allowed to reach the fakes, and runs it
-// until the test ends; then it checks that the core stopped cleanly.
-func Run(t testing.TB, cfg *config.Config) *Running {
+// until the test ends; then it checks that the core stopped cleanly. opts
+// are further runtime options, e.g. runtime.WithPageSize.
+func Run(t testing.TB, cfg *config.Config, opts ...runtime.Option) *Running {
 	t.Helper()
 	r := &Running{Clock: &testkit.Clock{}, Signals: NewSignals()}
 	ctx, cancel := context.WithCancel(context.Background())
 	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler),
-		runtime.WithClock(r.Clock.Now), runtime.WithHooks(r.Hooks()))
+		append([]runtime.Option{runtime.WithClock(r.Clock.Now), runtime.WithHooks(r.Hooks())}, opts...)...)
 	if err != nil {
 		cancel()
 		t.Fatalf("testcore: open the core: %v", err)
