@@ -81,11 +81,16 @@ func readySchema(ctx context.Context, cfg *config.Config, st *store.Store, log *
 // Migrate opens the database and applies every pending migration: Monitor's
 // own first, then River's. It returns the names of the files it applied.
 func Migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]string, error) {
-	if err := prepareDataDir(cfg); err != nil {
-		return nil, err
-	}
 	if cfg.Database.Driver == "postgres" && cfg.AppPassword == "" {
 		return nil, errors.New("store: set MONITOR_APP_PASSWORD (or _FILE): the password `monitor migrate` gives the monitor_app role that `monitor serve` connects as")
+	}
+	lock, err := lockDataDir(cfg, "migrate")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	if err := prepareDataDir(cfg); err != nil {
+		return nil, err
 	}
 	st, err := store.Open(ctx, cfg.Database, log)
 	if err != nil {
@@ -257,6 +262,8 @@ type Engine struct {
 	adapters *adapterapi.Registry
 	app      *app.App
 	queue    *queue.Queue
+	// lock is the data dir's lock, held by a serving core (lock.go).
+	lock *dataDirLock
 	// metrics are the process's series, served on /metrics by a Core.
 	metrics *metrics.Metrics
 	// now is the one clock of the store, the business layer and the
@@ -349,10 +356,12 @@ func (e *Engine) Close() error {
 	if e.builtins != nil {
 		e.builtins.stop()
 	}
+	var err error
 	if e.store != nil {
-		return e.store.Close()
+		err = e.store.Close()
 	}
-	return nil
+	e.lock.release()
+	return err
 }
 
 // Core is a running Monitor core process: the engine, the HTTP server and,
@@ -381,10 +390,16 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 	if cfg.ChannelAddr != "" && cfg.ChannelSecret == "" {
 		return nil, errors.New("channel API: MONITOR_CHANNEL_ADDR is set but MONITOR_CHANNEL_SECRET is empty; set a long random secret (or MONITOR_CHANNEL_SECRET_FILE) and give the same one to `monitor telegram`")
 	}
-	e, err := OpenEngine(ctx, cfg, log, opts...)
+	lock, err := lockDataDir(cfg, "serve")
 	if err != nil {
 		return nil, err
 	}
+	e, err := OpenEngine(ctx, cfg, log, opts...)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	e.lock = lock
 	c := &Core{Engine: e, instance: instanceID(), conditions: newConditions(e.app, e.now, log)}
 	var lc net.ListenConfig
 	if c.listener, err = lc.Listen(ctx, "tcp", cfg.HTTPAddr); err != nil {
