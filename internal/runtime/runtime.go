@@ -400,6 +400,18 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 		return nil, err
 	}
 	e.lock = lock
+	if lock != nil {
+		// This process owns the data dir: jobs marked running belong to
+		// one that was killed (queue.RescueOrphans).
+		n, err := queue.RescueOrphans(ctx, e.store)
+		if err != nil {
+			_ = e.Close()
+			return nil, err
+		}
+		if n > 0 {
+			log.InfoContext(ctx, "handed back jobs that a stopped process left running", slog.Int("jobs", n))
+		}
+	}
 	c := &Core{Engine: e, instance: instanceID(), conditions: newConditions(e.app, e.now, log)}
 	var lc net.ListenConfig
 	if c.listener, err = lc.Listen(ctx, "tcp", cfg.HTTPAddr); err != nil {
