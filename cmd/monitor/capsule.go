@@ -155,7 +155,7 @@ writes nothing. Collections marked private are left out unless
   monitor import capsule alice.zip --tenant alice`,
 		Args: exactArgs(1, "the capsule folder or zip file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return d.withOffline(cmd, runtime.OfflineOptions{Media: true, Exclusive: !dryRun, What: "import capsule"}, func(a *app.App) error {
+			return d.withOffline(cmd, runtime.OfflineOptions{Media: true, Exclusive: !dryRun}, func(a *app.App) error {
 				t, err := a.TenantByName(cmd.Context(), tenant)
 				if err != nil {
 					return err

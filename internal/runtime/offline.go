@@ -27,10 +27,8 @@ type OfflineOptions struct {
 	// start), for commands that read or write media bytes.
 	Media bool
 	// Exclusive (an import) takes the data dir's lock on the embedded
-	// default, so it refuses to run beside `monitor serve` (lock.go);
-	// What names the command in the lock file.
+	// default, so it refuses to run beside `monitor serve` (lock.go).
 	Exclusive bool
-	What      string
 }
 
 // OpenOffline opens the database the way serve does (migrating the
@@ -40,7 +38,7 @@ func OpenOffline(ctx context.Context, cfg *config.Config, log *slog.Logger, opts
 	var lock *dataDirLock
 	if opts.Exclusive {
 		var err error
-		if lock, err = lockDataDir(cfg, opts.What); err != nil {
+		if lock, err = lockDataDir(cfg); err != nil {
 			return nil, err
 		}
 	}

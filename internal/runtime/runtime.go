@@ -84,7 +84,7 @@ func Migrate(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]strin
 	if cfg.Database.Driver == "postgres" && cfg.AppPassword == "" {
 		return nil, errors.New("store: set MONITOR_APP_PASSWORD (or _FILE): the password `monitor migrate` gives the monitor_app role that `monitor serve` connects as")
 	}
-	lock, err := lockDataDir(cfg, "migrate")
+	lock, err := lockDataDir(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -219,14 +219,17 @@ func probe(ctx context.Context, st blob.Store) error {
 // prepareDataDir creates the directory of the embedded database and proves
 // it is writable before anything else is opened. PostgreSQL needs no local
 // directory; the file blob store creates its own.
+// notWritable says that the data dir cannot be used, and what to do.
+func notWritable(dir string, err error) error {
+	return fmt.Errorf("data dir %s is not writable: %v; fix its permissions or set MONITOR_DATA_DIR to a writable directory", dir, unwrapPathError(err))
+}
+
 func prepareDataDir(cfg *config.Config) error {
 	if cfg.Database.Driver != "sqlite" {
 		return nil
 	}
 	dir := filepath.Dir(cfg.Database.Path)
-	fail := func(err error) error {
-		return fmt.Errorf("data dir %s is not writable: %v; fix its permissions or set MONITOR_DATA_DIR to a writable directory", dir, unwrapPathError(err))
-	}
+	fail := func(err error) error { return notWritable(dir, err) }
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fail(err)
 	}
@@ -390,7 +393,7 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 	if cfg.ChannelAddr != "" && cfg.ChannelSecret == "" {
 		return nil, errors.New("channel API: MONITOR_CHANNEL_ADDR is set but MONITOR_CHANNEL_SECRET is empty; set a long random secret (or MONITOR_CHANNEL_SECRET_FILE) and give the same one to `monitor telegram`")
 	}
-	lock, err := lockDataDir(cfg, "serve")
+	lock, err := lockDataDir(cfg)
 	if err != nil {
 		return nil, err
 	}
