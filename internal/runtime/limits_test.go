@@ -248,11 +248,13 @@ func readSlowly(body io.Reader) ([]byte, error) {
 }
 
 func TestRESTLargeMediaDownloadOutlastsTheWriteTimeout(t *testing.T) {
-	// The file is much larger than what a loopback connection buffers
-	// (some 10 MB), so the server writes for over two seconds. The write
-	// timeout leaves each chunk a full second, so a busy machine that
-	// stalls a write for a moment does not cut the download short.
-	const size, writeTimeout = 64 << 20, time.Second
+	// The file is over three times what a loopback connection buffers
+	// (some 10 MB), so the server writes for longer than the write timeout
+	// (some 1.3 s at readSlowly's pace). The write timeout leaves each
+	// chunk a full second, so a busy machine that stalls a write for a
+	// moment does not cut the download short. (32 MiB, not more: the
+	// capture itself downloads and hashes it under -race first.)
+	const size, writeTimeout = 32 << 20, time.Second
 	rc := newRESTCore(t, func(cfg *config.Config) {
 		cfg.HTTP.WriteTimeout = writeTimeout
 	})
