@@ -116,6 +116,10 @@ func (s *server) adminSnapshotFile(w http.ResponseWriter, r *http.Request, rq *r
 	http.ServeContent(w, r, "", time.Time{}, f)
 }
 
+// stageTimeout bounds the answer to a restore's staging, which reads and
+// verifies every media file of the snapshot.
+const stageTimeout = time.Hour
+
 // restoreView is the restore confirmation page's content.
 type restoreView struct {
 	Preview  app.SnapshotPreview
@@ -159,6 +163,9 @@ func (s *server) renderRestore(w http.ResponseWriter, r *http.Request, rq *reque
 // the confirmation page.
 func (s *server) adminStageRestore(w http.ResponseWriter, r *http.Request, rq *request) {
 	name := r.PathValue("name")
+	// Verifying a large archive's media takes longer than an answer may
+	// usually take; the operator waits for it.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(stageTimeout))
 	_, err := s.d.App.StageRestore(r.Context(), actorOf(rq), name)
 	switch {
 	case errors.Is(err, app.ErrInvalid):
