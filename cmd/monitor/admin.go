@@ -24,7 +24,7 @@ func newAdminCmd(d *deps) *cobra.Command {
 		newTenantStatusCmd(d, "approve", "Approve a pending tenant (or enable a disabled one)", "enabled"),
 		newTenantStatusCmd(d, "disable", "Disable a tenant: its tokens and channels stop working", "disabled"),
 		newTenantStatusCmd(d, "archive", "Archive a tenant", "archived"),
-		newTenantSetQuotaCmd(d), newTenantSetLimitsCmd(d), newTenantResetDayCmd(d))
+		newTenantSetQuotaCmd(d), newTenantSetLimitsCmd(d), newTenantSetCmd(d), newTenantResetDayCmd(d))
 	token := &cobra.Command{Use: "token", Short: "Manage REST API tokens", Args: cobra.NoArgs}
 	token.AddCommand(newTokenCreateCmd(d), newTokenListCmd(d), newTokenRevokeCmd(d))
 	admin.AddCommand(tenant, token, newLoginLinkCmd(d), newUsageCmd(d), newAuditCmd(d))

@@ -82,8 +82,8 @@ func newTenantShowCmd(d *deps) *cobra.Command {
 				if t.LastDeniedAt != nil {
 					denied = t.LastDeniedAt.UTC().Format(time.RFC3339) + " (" + t.LastDeniedReason + ")"
 				}
-				d.printf("name:       %s\nid:         %s\nstatus:     %s\nkind:       %s\nquota:      %s\nused:       %d bytes (%d reserved)\ntoday:      %d captures\nlimits:     %s\nlast denied: %s\ncreated:    %s\n",
-					t.Name, t.ID, t.Status, t.Kind, bytesText(t.QuotaBytes), *t.UsedBytes, t.ReservedBytes, *t.UsedToday,
+				d.printf("name:       %s\nid:         %s\nstatus:     %s\nkind:       %s\nadmin:      %t\nquota:      %s\nused:       %d bytes (%d reserved)\ntoday:      %d captures\nlimits:     %s\nlast denied: %s\ncreated:    %s\n",
+					t.Name, t.ID, t.Status, t.Kind, t.Admin, bytesText(t.QuotaBytes), *t.UsedBytes, t.ReservedBytes, *t.UsedToday,
 					limitsText(t.Limits), denied, t.CreatedAt.UTC().Format(time.RFC3339))
 				return nil
 			})
@@ -175,6 +175,34 @@ func newTenantSetLimitsCmd(d *deps) *cobra.Command {
 	cmd.Flags().DurationVar(&interval, "interval", 0, "least time between two submits, e.g. 10s (0: no limit)")
 	cmd.Flags().IntVar(&daily, "daily", 0, "captures per operating day (0: no limit)")
 	cmd.Flags().IntVar(&concurrent, "concurrent", 0, "unfinished captures at once (0: no limit)")
+	return cmd
+}
+
+func newTenantSetCmd(d *deps) *cobra.Command {
+	var admin bool
+	cmd := &cobra.Command{
+		Use:   "set NAME --admin[=false]",
+		Short: "Mark a tenant as an operator, or no longer one",
+		Long: `Mark a tenant as an operator (--admin) or take the mark away (--admin=false).
+An operator's sign-in links through the bot (/web, /admin) open sessions with
+admin rights, which may use the operator console at /admin.`,
+		Example: "  monitor admin tenant set tg1001 --admin\n  monitor admin tenant set tg1001 --admin=false",
+		Args:    exactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("admin") {
+				return usageError{fmt.Errorf("say what to set: --admin or --admin=false")}
+			}
+			return d.withApp(cmd, func(a *app.App) error {
+				t, err := a.UpdateTenant(cmd.Context(), app.ActorCLI, args[0], app.TenantChange{Admin: &admin})
+				if err != nil {
+					return err
+				}
+				d.printf("tenant %s admin: %t\n", t.Name, t.Admin)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&admin, "admin", false, "the tenant is an operator")
 	return cmd
 }
 

@@ -61,3 +61,29 @@ func TestAdminLoginLink(t *testing.T) {
 	require.Contains(t, out, "The link works once")
 	require.Contains(t, out, "expires after --ttl")
 }
+
+// `monitor admin tenant set NAME --admin` marks an operator, whose mark
+// `show` prints; without the flag it says what to set.
+func TestAdminTenantSetAdmin(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_LOG_LEVEL": "warn"}
+	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
+	require.Equal(t, 0, code, errOut)
+
+	out, errOut, code := cli(t, env, "admin", "tenant", "set", "alice", "--admin")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "tenant alice admin: true\n", out)
+	out, _, code = cli(t, env, "admin", "tenant", "show", "alice")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "admin:      true\n")
+	out, errOut, code = cli(t, env, "admin", "tenant", "set", "alice", "--admin=false")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "tenant alice admin: false\n", out)
+
+	_, errOut, code = cli(t, env, "admin", "tenant", "set", "alice")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "say what to set: --admin or --admin=false")
+	_, errOut, code = cli(t, env, "admin", "tenant", "set", "bob", "--admin")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `no tenant named "bob"`)
+}

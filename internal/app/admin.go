@@ -22,6 +22,9 @@ type TenantView struct {
 	LastDeniedAt     *time.Time   `json:"last_denied_at,omitempty"`
 	LastDeniedReason string       `json:"last_denied_reason,omitempty"`
 	CreatedAt        time.Time    `json:"created_at"`
+	// Admin marks an operator, who may sign in to the console through the
+	// bot (/admin).
+	Admin bool `json:"admin"`
 	// UsedBytes and UsedToday are filled by TenantShow.
 	UsedBytes *int64 `json:"used_bytes,omitempty"`
 	UsedToday *int   `json:"used_today,omitempty"`
@@ -32,6 +35,7 @@ func tenantView(t store.Tenant) TenantView {
 		ID: t.ID, Name: t.Name, Kind: t.Kind, Status: t.Status, QuotaBytes: t.QuotaBytes, ReservedBytes: t.ReservedBytes,
 		Limits:       TenantLimits{IntervalSeconds: t.SubmitIntervalSeconds, Daily: t.DailyLimit, Concurrent: t.ConcurrentLimit},
 		LastSubmitAt: t.LastSubmitAt, LastDeniedAt: t.LastDeniedAt, LastDeniedReason: t.LastDeniedReason, CreatedAt: t.CreatedAt,
+		Admin: t.Admin,
 	}
 }
 
@@ -84,10 +88,14 @@ type TenantChange struct {
 	QuotaSet   bool
 	QuotaBytes *int64
 	Limits     *TenantLimits
+	// Admin marks (or unmarks) the tenant as an operator.
+	Admin *bool
 }
 
 // UpdateTenant applies an operator's change to a tenant, audited with the
-// tenant before and after.
+// tenant before and after. Approving or rejecting a pending tenant that
+// came through a channel tells its person there, in the same transaction
+// (queueApprovalNotice).
 func (a *App) UpdateTenant(ctx context.Context, actor, name string, ch TenantChange) (TenantView, error) {
 	t, err := a.tenantByName(ctx, name)
 	if err != nil {
@@ -118,8 +126,13 @@ func (a *App) UpdateTenant(ctx context.Context, actor, name string, ch TenantCha
 		if ch.Status != nil {
 			after.Status = *ch.Status
 			action = "tenant.status"
-			if *ch.Status == store.TenantEnabled && before.Status == store.TenantPending {
-				action = "tenant.approve"
+			if before.Status == store.TenantPending {
+				switch *ch.Status {
+				case store.TenantEnabled:
+					action = "tenant.approve"
+				case store.TenantDisabled, store.TenantArchived:
+					action = "tenant.reject"
+				}
 			}
 		}
 		if ch.QuotaSet {
@@ -130,7 +143,14 @@ func (a *App) UpdateTenant(ctx context.Context, actor, name string, ch TenantCha
 			after.SubmitIntervalSeconds, after.DailyLimit, after.ConcurrentLimit = l.IntervalSeconds, l.Daily, l.Concurrent
 			action = "tenant.limits"
 		}
+		if ch.Admin != nil {
+			after.Admin = *ch.Admin
+			action = "tenant.admin"
+		}
 		if err := tx.TenantUpdate(ctx, after); err != nil {
+			return err
+		}
+		if err := a.queueApprovalNotice(ctx, tx, before, after); err != nil {
 			return err
 		}
 		return audit(ctx, tx, actor, action, "tenant:"+t.Name, tenantView(before), tenantView(after))

@@ -122,8 +122,10 @@ type App struct {
 	// notify sends notifications (notify.go); backups is Deps.Backups.
 	notify  notifier
 	backups BackupConfig
-	// snapshotMu makes one snapshot at a time in this process.
+	// snapshotMu makes one snapshot at a time in this process; restoreMu
+	// one restore staged or cancelled at a time.
 	snapshotMu sync.Mutex
+	restoreMu  sync.Mutex
 }
 
 // New returns the business layer. Pipeline work needs a queue: register the

@@ -20,8 +20,8 @@ import (
 // Scheduled and on-demand snapshots (seed 003 "数据备份"): the same zip as
 // `monitor export snapshot`, written into one directory, named by the time
 // they were taken, the newest backup_keep_count kept. A snapshot is
-// restored with `monitor import snapshot FILE` (staged, swapped in at the
-// next start).
+// restored with `monitor import snapshot FILE`, or from the console
+// (StageRestore): staged, swapped in at the next start.
 
 // BackupConfig says where snapshots go. The zero value: this instance has
 // none (PostgreSQL or S3 media have their own backup tools).
@@ -32,6 +32,9 @@ type BackupConfig struct {
 	ObjectsRoot string
 	// Generator names the binary in each snapshot's manifest.
 	Generator string
+	// DataDir is the data directory, where a restore is staged for the
+	// next start ("": restores only through the CLI).
+	DataDir string
 }
 
 // snapshotPrefix and snapshotLayout name snapshot files:
@@ -209,4 +212,141 @@ func (w *snapshotWorker) Timeout(*river.Job[queue.ScheduledSnapshotArgs]) time.D
 func (w *snapshotWorker) Work(ctx context.Context, _ *river.Job[queue.ScheduledSnapshotArgs]) error {
 	_, err := w.app.scheduledSnapshot(ctx)
 	return err
+}
+
+// SnapshotPreview is what restoring a snapshot would bring back, read
+// from its manifest.
+type SnapshotPreview struct {
+	SnapshotFile
+	Generator string    `json:"generator"`
+	TakenAt   time.Time `json:"taken_at"`
+	// Migrations counts the schema migrations the snapshot's database has.
+	Migrations int `json:"migrations"`
+	Objects    int `json:"objects"`
+}
+
+// StagedRestore is a snapshot staged to be swapped in at the next start.
+type StagedRestore struct {
+	// Snapshot is the staged file's name ("" when an older monitor staged
+	// it); TakenAt is when the snapshot was taken.
+	Snapshot string    `json:"snapshot"`
+	TakenAt  time.Time `json:"taken_at"`
+	StagedAt time.Time `json:"staged_at"`
+	Objects  int       `json:"objects"`
+	// Pending counts the migrations the next start applies to it.
+	Pending int `json:"pending"`
+}
+
+// restoreDir is the data directory a restore is staged in, or why this
+// process stages none.
+func (a *App) restoreDir() (string, error) {
+	if a.backups.Dir == "" {
+		return "", errNoBackups()
+	}
+	if a.backups.DataDir == "" {
+		return "", errorf(ErrInvalid, "this process cannot stage a restore; run monitor import snapshot FILE")
+	}
+	return a.backups.DataDir, nil
+}
+
+// PreviewSnapshot reads the named snapshot's manifest: when it was taken,
+// by which monitor, how many media files. A file that is not a snapshot
+// is ErrInvalid.
+func (a *App) PreviewSnapshot(ctx context.Context, name string) (SnapshotPreview, error) {
+	p, err := a.SnapshotPath(ctx, name)
+	if err != nil {
+		return SnapshotPreview{}, err
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return SnapshotPreview{}, errorf(ErrNotFound, "no snapshot named %q", name)
+	}
+	m, err := backup.ReadManifest(p)
+	if err != nil {
+		return SnapshotPreview{}, errorf(ErrInvalid, "%s cannot be restored: %v", name, err)
+	}
+	at, _ := snapshotTime(name)
+	return SnapshotPreview{SnapshotFile: SnapshotFile{Name: name, Size: info.Size(), CreatedAt: at}, Generator: m.Generator,
+		TakenAt: m.CreatedAt, Migrations: len(m.Migrations), Objects: m.Objects}, nil
+}
+
+// PendingRestore is the restore staged for the next start, nil when none.
+func (a *App) PendingRestore(context.Context) (*StagedRestore, error) {
+	dir, err := a.restoreDir()
+	if err != nil {
+		return nil, err
+	}
+	s, ok, err := backup.StagedInfo(dir)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return stagedRestore(s), nil
+}
+
+func stagedRestore(s backup.Staged) *StagedRestore {
+	return &StagedRestore{Snapshot: s.Source, TakenAt: s.Manifest.CreatedAt, StagedAt: s.StagedAt, Objects: s.Objects, Pending: s.Pending}
+}
+
+// StageRestore verifies the named snapshot and stages it, through the
+// path `monitor import snapshot` takes, to be swapped in at the next
+// start: the running instance is untouched until it restarts. A restore
+// staged already is ErrConflict (cancel it first); a snapshot that fails
+// verification is ErrInvalid and leaves nothing staged. Audited by actor.
+func (a *App) StageRestore(ctx context.Context, actor, name string) (StagedRestore, error) {
+	dir, err := a.restoreDir()
+	if err != nil {
+		return StagedRestore{}, err
+	}
+	p, err := a.SnapshotPath(ctx, name)
+	if err != nil {
+		return StagedRestore{}, err
+	}
+	a.restoreMu.Lock()
+	defer a.restoreMu.Unlock()
+	if cur, ok, err := backup.StagedInfo(dir); err != nil {
+		return StagedRestore{}, err
+	} else if ok {
+		what := "a snapshot"
+		if cur.Source != "" {
+			what = cur.Source
+		}
+		return StagedRestore{}, errorf(ErrConflict, "%s is staged already and waits for the next start; cancel it before staging another", what)
+	}
+	st, err := backup.Stage(ctx, p, dir)
+	if err != nil {
+		if ctx.Err() != nil {
+			return StagedRestore{}, err
+		}
+		return StagedRestore{}, errorf(ErrInvalid, "%v", err)
+	}
+	v := stagedRestore(st)
+	a.log.InfoContext(ctx, "restore staged", "name", name, "objects", st.Objects, "pending_migrations", st.Pending)
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		return audit(ctx, tx, actor, "backup.restore.stage", name, nil, v)
+	})
+	return *v, err
+}
+
+// CancelRestore removes the staged restore, so the next start keeps the
+// data it has; with none staged it is ErrNotFound. Audited by actor.
+func (a *App) CancelRestore(ctx context.Context, actor string) error {
+	dir, err := a.restoreDir()
+	if err != nil {
+		return err
+	}
+	a.restoreMu.Lock()
+	defer a.restoreMu.Unlock()
+	cur, ok, err := backup.StagedInfo(dir)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errorf(ErrNotFound, "no restore is staged")
+	}
+	if _, err := backup.CancelStaged(dir); err != nil {
+		return err
+	}
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		return audit(ctx, tx, actor, "backup.restore.cancel", cur.Source, stagedRestore(cur), nil)
+	})
 }

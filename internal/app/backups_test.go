@@ -142,3 +142,77 @@ func TestSnapshotNowAndDownloadPath(t *testing.T) {
 	_, err = c.app.SetSetting(ctx, "admin", "backup_keep_count", "0")
 	require.ErrorContains(t, err, "from 1 to 1000")
 }
+
+// A snapshot is staged for the next start through the import path: its
+// preview says what it brings back, a second staging is refused until the
+// first is cancelled, a damaged file stages nothing; each step is audited.
+func TestSnapshotRestoreIsStagedForTheNextStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	objects := t.TempDir()
+	fs, err := blob.NewFS(objects)
+	require.NoError(t, err)
+	data := t.TempDir()
+	dir := filepath.Join(data, "backups")
+	c := newOpsCore(t, storetest.New(t, "sqlite"), app.Deps{Blob: fs,
+		Backups: app.BackupConfig{Dir: dir, ObjectsRoot: objects, Generator: "monitor test", DataDir: data}}, false)
+
+	s, err := c.app.SnapshotNow(ctx, "admin-alice")
+	require.NoError(t, err)
+	pv, err := c.app.PreviewSnapshot(ctx, s.Name)
+	require.NoError(t, err)
+	require.Equal(t, "monitor test", pv.Generator)
+	require.Positive(t, pv.Migrations)
+	require.Equal(t, s.Size, pv.Size)
+	pending, err := c.app.PendingRestore(ctx)
+	require.NoError(t, err)
+	require.Nil(t, pending, "nothing staged yet")
+
+	st, err := c.app.StageRestore(ctx, "admin-alice", s.Name)
+	require.NoError(t, err)
+	require.Equal(t, s.Name, st.Snapshot)
+	pending, err = c.app.PendingRestore(ctx)
+	require.NoError(t, err)
+	require.NotNil(t, pending)
+	require.Equal(t, s.Name, pending.Snapshot)
+	_, err = os.Stat(filepath.Join(data, backup.RestoreDir, "monitor.db"))
+	require.NoError(t, err, "staged where the next start swaps it in")
+
+	_, err = c.app.StageRestore(ctx, "admin-alice", s.Name)
+	require.ErrorIs(t, err, app.ErrConflict)
+	require.ErrorContains(t, err, s.Name+" is staged already and waits for the next start; cancel it before staging another")
+
+	require.NoError(t, c.app.CancelRestore(ctx, "admin-alice"))
+	pending, err = c.app.PendingRestore(ctx)
+	require.NoError(t, err)
+	require.Nil(t, pending)
+	_, err = os.Stat(filepath.Join(data, backup.RestoreDir))
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing left for the next start")
+	require.ErrorIs(t, c.app.CancelRestore(ctx, "admin-alice"), app.ErrNotFound)
+
+	// A damaged file in the backup directory: refused, nothing staged.
+	bad := "monitor-snapshot-20260101T000000Z.zip"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, bad), []byte("not a zip"), 0o600))
+	_, err = c.app.PreviewSnapshot(ctx, bad)
+	require.ErrorIs(t, err, app.ErrInvalid)
+	require.ErrorContains(t, err, bad+" cannot be restored: snapshot: "+bad+" is not a readable zip file")
+	_, err = c.app.StageRestore(ctx, "admin-alice", bad)
+	require.ErrorIs(t, err, app.ErrInvalid)
+	require.ErrorContains(t, err, "is not a readable zip file")
+	pending, err = c.app.PendingRestore(ctx)
+	require.NoError(t, err)
+	require.Nil(t, pending)
+	_, err = c.app.StageRestore(ctx, "admin-alice", "monitor-snapshot-x.zip")
+	require.ErrorIs(t, err, app.ErrNotFound)
+
+	entries, err := c.app.Audit(ctx, 100)
+	require.NoError(t, err)
+	var actions []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Action, "backup.restore") {
+			actions = append(actions, e.Action)
+			require.Equal(t, "admin-alice", e.Actor)
+		}
+	}
+	require.ElementsMatch(t, []string{"backup.restore.stage", "backup.restore.cancel"}, actions)
+}

@@ -45,6 +45,7 @@ const (
 	msgNotYourButton = "This button belongs to someone else's request, or is too old to use."
 	msgTokenPrivate  = "For your safety /token only works in a private chat with me: anyone who sees a token can read and change your archive."
 	msgWebPrivate    = "For your safety /web only works in a private chat with me: anyone who sees a sign-in link can open your archive."
+	msgConsoleAdmin  = "Only an operator may open the console; an operator marks accounts as operators with `monitor admin tenant set NAME --admin`."
 )
 
 // Update kinds.
@@ -188,6 +189,8 @@ type ChannelTenant struct {
 	Status string
 	// New is true when this update created the account.
 	New bool
+	// Admin marks an operator (store.Tenant.Admin).
+	Admin bool
 }
 
 // ChannelCaptureRequest archives a link for the person behind an update.
@@ -259,6 +262,8 @@ type ChannelLoginLink struct {
 	ExpiresAt time.Time
 	// ValidSeconds is how long the link works from when it was made.
 	ValidSeconds int
+	// Admin says the session it opens may use the operator console.
+	Admin bool
 }
 
 // Delivery is what a deliver item should send.

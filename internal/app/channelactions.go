@@ -335,8 +335,10 @@ func (a *App) ChannelToken(ctx context.Context, id uuid.UUID, owner string) (Cha
 
 // ChannelLoginLink makes a one-use sign-in link to the web library for the
 // person behind an update, only from a private chat: whoever sees the link
-// can sign in with it.
-func (a *App) ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) (ChannelLoginLink, error) {
+// can sign in with it. A tenant marked admin gets a session with admin
+// rights (as `monitor admin login-link --admin` makes); console asks for
+// that (the bot's /admin) and is refused to anyone else.
+func (a *App) ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string, console bool) (ChannelLoginLink, error) {
 	j, err := a.ownedJob(ctx, id, owner)
 	if err != nil {
 		return ChannelLoginLink{}, err
@@ -351,14 +353,17 @@ func (a *App) ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) 
 	if err != nil {
 		return ChannelLoginLink{}, err
 	}
+	if console && !t.Admin {
+		return ChannelLoginLink{}, forbidden(msgConsoleAdmin)
+	}
 	if t.Status != store.TenantEnabled {
 		return ChannelLoginLink{}, errorf(ErrTenantNotActive, "%s", statusRefusal(t.Status))
 	}
-	url, expires, err := a.LoginLinkURL(j.ctx, j.tenantID, DefaultLoginLinkTTL)
+	url, expires, err := a.createLoginLink(j.ctx, ActorSystem, t, t.Admin, DefaultLoginLinkTTL)
 	if err != nil {
 		return ChannelLoginLink{}, err
 	}
-	return ChannelLoginLink{URL: url, ExpiresAt: expires, ValidSeconds: int(DefaultLoginLinkTTL / time.Second)}, nil
+	return ChannelLoginLink{URL: url, ExpiresAt: expires, ValidSeconds: int(DefaultLoginLinkTTL / time.Second), Admin: t.Admin}, nil
 }
 
 // ChannelDelivery says what a deliver item should send: progress while the

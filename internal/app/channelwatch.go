@@ -100,16 +100,9 @@ func (a *App) queueWatchNotice(ctx context.Context, tx *store.Tx, run *store.Wat
 	if run.DeliveryState != store.WatchDeliveryPending {
 		return nil
 	}
-	idents, err := tx.IdentitiesOfTenant(ctx, run.TenantID)
-	if err != nil || len(idents) == 0 {
+	ident, chat, ok, err := privateChat(ctx, tx, run.TenantID)
+	if err != nil || !ok {
 		return err
-	}
-	// The first identity's private chat with the bot: on Telegram its id
-	// is the person's.
-	ident := idents[0]
-	chat, err := strconv.ParseInt(ident.ExternalID, 10, 64)
-	if err != nil {
-		return nil
 	}
 	n := WatchNotice{ChatID: chat, SourceURL: sourceURL, Notify: run.Notify, Error: run.Error}
 	if run.Notify == NotifyDeliver {

@@ -57,7 +57,7 @@ func (a *App) workView(ctx context.Context, w store.ChannelWork) (ChannelWork, e
 		return ChannelWork{}, err
 	}
 	v := ChannelWork{ID: w.ID, Kind: w.Kind, Attempts: w.Attempts, Progress: progressDoc(w.Progress),
-		Tenant: ChannelTenant{ID: t.ID, Name: t.Name, Status: t.Status}}
+		Tenant: ChannelTenant{ID: t.ID, Name: t.Name, Status: t.Status, Admin: t.Admin}}
 	if w.LeaseExpiresAt != nil {
 		v.LeaseExpiresAt = *w.LeaseExpiresAt
 	}
@@ -87,6 +87,8 @@ func (a *App) workView(ctx context.Context, w store.ChannelWork) (ChannelWork, e
 			return v, err
 		}
 		v.Language, err = a.channelLanguage(ctx, t.ID, a.submissionLanguageCode(ctx, sub))
+	case w.Kind == ChannelWorkApproval:
+		v.Language, err = a.channelLanguage(ctx, t.ID, approvalLanguageCode(w.Progress))
 	default:
 		v.Language, err = a.channelLanguage(ctx, t.ID, "")
 	}

@@ -318,3 +318,17 @@ func intF(v *int64) *float64 {
 }
 
 func ptrF(v float64) *float64 { return &v }
+
+// MediaUsage is what the media store holds for the archive, from Monitor's
+// own accounting of attached objects (never by listing a bucket).
+type MediaUsage struct {
+	Objects int64 `json:"objects"`
+	Bytes   int64 `json:"bytes"`
+}
+
+// MediaUsage counts the attached media objects of every tenant and their
+// bytes, for the console's overview.
+func (a *App) MediaUsage(ctx context.Context) (MediaUsage, error) {
+	objects, bytes, err := a.store.BlobUsage(ctx)
+	return MediaUsage{Objects: objects, Bytes: bytes}, err
+}

@@ -42,6 +42,8 @@ const (
 	// RestoreDir is where a verified snapshot waits in the data directory.
 	RestoreDir = "restore"
 	readyName  = "READY"
+	// stagedName describes the staged snapshot, for StagedInfo.
+	stagedName = "staged.json"
 )
 
 // File modes. A snapshot is an export its owner keeps (group may read it,
@@ -177,10 +179,83 @@ func addFile(zw *zip.Writer, name, file string, at time.Time, method uint16) err
 
 // Staged is a verified snapshot waiting for the next start.
 type Staged struct {
-	Manifest Manifest
-	Objects  int
+	Manifest Manifest `json:"manifest"`
+	Objects  int      `json:"objects"`
 	// Pending counts the migrations the next start applies to it.
-	Pending int
+	Pending int `json:"pending"`
+	// Source is the zip file's name; StagedAt when it was staged.
+	Source   string    `json:"source"`
+	StagedAt time.Time `json:"staged_at"`
+}
+
+// ReadManifest reads a snapshot zip's manifest without unpacking it, to
+// show what a restore would bring back; Stage verifies the rest.
+func ReadManifest(zipPath string) (Manifest, error) {
+	var m Manifest
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return m, fmt.Errorf("snapshot: %s is not a readable zip file: %v", filepath.Base(zipPath), err)
+	}
+	defer zr.Close()
+	var mf, db *zip.File
+	for _, f := range zr.File {
+		switch f.Name {
+		case manifestName:
+			mf = f
+		case dbName:
+			db = f
+		}
+	}
+	if mf == nil || db == nil {
+		return m, fmt.Errorf("snapshot: %s has no %s or %s; it is not a Monitor snapshot", filepath.Base(zipPath), manifestName, dbName)
+	}
+	if err := readJSON(mf, &m); err != nil {
+		return m, fmt.Errorf("snapshot: %s: %s: %w", filepath.Base(zipPath), manifestName, err)
+	}
+	if m.Format > Format {
+		return m, fmt.Errorf("snapshot: format %d is newer than this monitor understands (%d); use a newer monitor", m.Format, Format)
+	}
+	return m, nil
+}
+
+// StagedInfo describes the snapshot staged in dataDir for the next start;
+// ok is false when none is.
+func StagedInfo(dataDir string) (s Staged, ok bool, err error) {
+	restore := filepath.Join(dataDir, RestoreDir)
+	if _, err := os.Stat(filepath.Join(restore, readyName)); errors.Is(err, fs.ErrNotExist) {
+		return s, false, nil
+	} else if err != nil {
+		return s, false, fmt.Errorf("snapshot: %w", err)
+	}
+	b, err := os.ReadFile(filepath.Join(restore, stagedName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, true, nil // staged by an older monitor: no description
+	}
+	if err != nil {
+		return s, true, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, true, fmt.Errorf("snapshot: %s: %w", stagedName, err)
+	}
+	return s, true, nil
+}
+
+// CancelStaged removes the snapshot staged in dataDir, so the next start
+// keeps the data it has; ok is false when none was staged.
+func CancelStaged(dataDir string) (ok bool, err error) {
+	restore := filepath.Join(dataDir, RestoreDir)
+	if _, err := os.Stat(filepath.Join(restore, readyName)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	// READY goes first: a crash part-way leaves nothing the next start
+	// would swap in.
+	if err := os.Remove(filepath.Join(restore, readyName)); err != nil {
+		return false, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := os.RemoveAll(restore); err != nil {
+		return true, fmt.Errorf("snapshot: %w", err)
+	}
+	return true, nil
 }
 
 // Stage verifies a snapshot zip and unpacks it into dataDir/restore for
@@ -259,7 +334,15 @@ func Stage(ctx context.Context, zipPath, dataDir string) (Staged, error) {
 	if err := os.MkdirAll(filepath.Join(tmp, objectsDir), dirPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, readyName), []byte(time.Now().UTC().Format("20060102T150405Z")+"\n"), dataPerm); err != nil {
+	out.Source, out.StagedAt = filepath.Base(zipPath), time.Now().UTC().Truncate(time.Second)
+	desc, err := json.Marshal(out)
+	if err != nil {
+		return out, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, stagedName), desc, dataPerm); err != nil {
+		return out, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, readyName), []byte(out.StagedAt.Format("20060102T150405Z")+"\n"), dataPerm); err != nil {
 		return out, fmt.Errorf("snapshot: %w", err)
 	}
 	dst := filepath.Join(dataDir, RestoreDir)

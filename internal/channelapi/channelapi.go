@@ -77,7 +77,7 @@ const (
 	PathSave      = "/channel/v1/work/{id}/save"           // POST ItemRequest → SaveReply
 	PathUsage     = "/channel/v1/work/{id}/usage"          // POST Lease → UsageReply
 	PathToken     = "/channel/v1/work/{id}/token"          // POST Lease → TokenReply
-	PathLoginLink = "/channel/v1/work/{id}/login-link"     // POST Lease → LoginLinkReply
+	PathLoginLink = "/channel/v1/work/{id}/login-link"     // POST LoginLinkRequest → LoginLinkReply
 	PathDelivery  = "/channel/v1/work/{id}/delivery"       // POST Lease → Delivery
 	PathMore      = "/channel/v1/work/{id}/more"           // POST MoreRequest → Collection
 	PathStop      = "/channel/v1/work/{id}/stop"           // POST StopRequest → Collection
@@ -117,7 +117,24 @@ const (
 	// itself). Its Progress starts as {"notice": WatchNotice}. (In notify
 	// deliver each new post comes as its own WorkDeliver item.)
 	WorkWatch = "watch"
+	// WorkApproval tells a person who applied through the channel that an
+	// operator approved or rejected their account. Its Progress starts as
+	// {"notice": ApprovalNotice}.
+	WorkApproval = "approval"
 )
+
+// Approval decisions of an ApprovalNotice.
+const (
+	ApprovalApproved = "approved"
+	ApprovalRejected = "rejected"
+)
+
+// ApprovalNotice is what a WorkApproval item tells, in the private chat
+// ChatID.
+type ApprovalNotice struct {
+	ChatID   int64  `json:"chat_id"`
+	Decision string `json:"decision"`
+}
 
 // WatchNotice is what a WorkWatch item tells, in the private chat ChatID.
 type WatchNotice struct {
@@ -316,6 +333,8 @@ type Tenant struct {
 	Status string `json:"status"`
 	// New is true when this update created the account.
 	New bool `json:"new,omitempty"`
+	// Admin marks an operator, who may ask for a console sign-in link.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // ClaimReply lists the claimed items (none when nothing is ready).
@@ -542,6 +561,15 @@ type TokenReply struct {
 	Name  string `json:"name"`
 }
 
+// LoginLinkRequest asks for a one-use sign-in link: to the web library
+// (/web), or with Console to the operator console (/admin), which only a
+// tenant marked admin gets (else CodeForbidden). An admin's link always
+// carries admin rights.
+type LoginLinkRequest struct {
+	Owner   string `json:"owner"`
+	Console bool   `json:"console,omitempty"`
+}
+
 // LoginLinkReply carries a one-use sign-in link to the web library, shown
 // only in a private chat.
 type LoginLinkReply struct {
@@ -549,6 +577,8 @@ type LoginLinkReply struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	// ValidSeconds is how long the link works from when it was made.
 	ValidSeconds int `json:"valid_seconds"`
+	// Admin says the session it opens may use the operator console.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // Delivery states.

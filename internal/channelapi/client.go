@@ -205,11 +205,12 @@ func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenRe
 	return r, c.call(ctx, workPath(PathToken, id), Lease{Owner: owner}, &r)
 }
 
-// LoginLink makes a one-use sign-in link to the web library for the
-// item's person (update items from a private chat only).
-func (c *Client) LoginLink(ctx context.Context, id uuid.UUID, owner string) (LoginLinkReply, error) {
+// LoginLink makes a one-use sign-in link to the web library, or the
+// operator console, for the item's person (update items from a private
+// chat only).
+func (c *Client) LoginLink(ctx context.Context, id uuid.UUID, req LoginLinkRequest) (LoginLinkReply, error) {
 	var r LoginLinkReply
-	return r, c.call(ctx, workPath(PathLoginLink, id), Lease{Owner: owner}, &r)
+	return r, c.call(ctx, workPath(PathLoginLink, id), req, &r)
 }
 
 // Delivery reads what a deliver (or progress) item should send.

@@ -22,13 +22,13 @@ func TestLoginLinkOnlyInAPrivateChat(t *testing.T) {
 		ctx := context.Background()
 
 		w := c.send(t, inGroup(6, "/web@monitor_bot"))
-		_, err := c.api.LoginLink(ctx, w.ID, owner)
+		_, err := c.api.LoginLink(ctx, w.ID, channelapi.LoginLinkRequest{Owner: owner})
 		require.Equal(t, channelapi.CodeForbidden, code(t, err))
 		require.Contains(t, err.Error(), "private chat")
 		require.NoError(t, c.api.Done(ctx, w.ID, owner))
 
 		w = c.send(t, private(6, "/web"))
-		link, err := c.api.LoginLink(ctx, w.ID, owner)
+		link, err := c.api.LoginLink(ctx, w.ID, channelapi.LoginLinkRequest{Owner: owner})
 		require.NoError(t, err)
 		require.Equal(t, int(app.DefaultLoginLinkTTL/time.Second), link.ValidSeconds)
 		require.WithinDuration(t, c.tc.Clock.Now().Add(app.DefaultLoginLinkTTL), link.ExpiresAt, time.Second)
@@ -45,7 +45,39 @@ func TestLoginLinkOnlyInAPrivateChat(t *testing.T) {
 		require.NoError(t, err)
 		w = c.send(t, private(66, "/web"))
 		require.Equal(t, "pending", w.Tenant.Status)
-		_, err = c.api.LoginLink(ctx, w.ID, owner)
+		_, err = c.api.LoginLink(ctx, w.ID, channelapi.LoginLinkRequest{Owner: owner})
 		require.Equal(t, channelapi.CodeTenantNotActive, code(t, err), "an account awaiting approval gets no link")
+	})
+}
+
+// A console sign-in link is only for a tenant marked admin, and its
+// session has admin rights; core refuses anyone else whatever the channel
+// shows.
+func TestConsoleLoginLinkOnlyForAnAdminTenant(t *testing.T) {
+	t.Parallel()
+	testcore.Each(t, testcore.Options{}, func(t *testing.T, tc *testcore.Core) {
+		c := newCoreOn(t, tc)
+		ctx := context.Background()
+
+		w := c.send(t, private(7, "/admin"))
+		require.False(t, w.Tenant.Admin)
+		_, err := c.api.LoginLink(ctx, w.ID, channelapi.LoginLinkRequest{Owner: owner, Console: true})
+		require.Equal(t, channelapi.CodeForbidden, code(t, err))
+		require.Contains(t, err.Error(), "Only an operator may open the console")
+		require.NoError(t, c.api.Done(ctx, w.ID, owner))
+
+		yes := true
+		_, err = c.app.UpdateTenant(ctx, "test", w.Tenant.Name, app.TenantChange{Admin: &yes})
+		require.NoError(t, err)
+		w = c.send(t, private(7, "/admin"))
+		require.True(t, w.Tenant.Admin, "the work item says so")
+		link, err := c.api.LoginLink(ctx, w.ID, channelapi.LoginLinkRequest{Owner: owner, Console: true})
+		require.NoError(t, err)
+		require.True(t, link.Admin)
+		_, token, _ := strings.Cut(link.URL, "/login/")
+		_, s, err := c.app.RedeemLoginLink(ctx, token, app.WebClient{})
+		require.NoError(t, err)
+		require.True(t, s.Admin)
+		require.Equal(t, w.Tenant.ID, s.TenantID)
 	})
 }

@@ -82,8 +82,8 @@ func (s *server) routes(mux *http.ServeMux) {
 		r, err := s.svc.ChannelToken(ctx, id, in.Owner)
 		return tokenReply(r), err
 	}))
-	post(channelapi.PathLoginLink, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.LoginLinkReply, error) {
-		r, err := s.svc.ChannelLoginLink(ctx, id, in.Owner)
+	post(channelapi.PathLoginLink, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.LoginLinkRequest) (channelapi.LoginLinkReply, error) {
+		r, err := s.svc.ChannelLoginLink(ctx, id, in.Owner, in.Console)
 		return loginLinkReply(r), err
 	}))
 	post(channelapi.PathDelivery, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.Delivery, error) {

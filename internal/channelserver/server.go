@@ -53,8 +53,9 @@ type Service interface {
 	ChannelSave(ctx context.Context, id uuid.UUID, owner, ref string) (app.SaveReply, error)
 	ChannelUsage(ctx context.Context, id uuid.UUID, owner string) (app.ChannelUsageReply, error)
 	ChannelToken(ctx context.Context, id uuid.UUID, owner string) (app.ChannelToken, error)
-	// ChannelLoginLink is an app.ErrForbidden outside a private chat.
-	ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string) (app.ChannelLoginLink, error)
+	// ChannelLoginLink is an app.ErrForbidden outside a private chat, and
+	// for console from a tenant not marked admin.
+	ChannelLoginLink(ctx context.Context, id uuid.UUID, owner string, console bool) (app.ChannelLoginLink, error)
 	ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (app.Delivery, error)
 	// ChannelMore and ChannelStop are the buttons of a profile's or
 	// channel's progress message: app.ErrForbidden for someone else's,

@@ -85,11 +85,12 @@ func (d Deps) adminTenant(w http.ResponseWriter, r *http.Request) {
 }
 
 // updateTenantBody changes what it names: status, quota_bytes (null:
-// unlimited), limits.
+// unlimited), limits, admin (the operator mark).
 type updateTenantBody struct {
 	Status     *string           `json:"status"`
 	QuotaBytes json.RawMessage   `json:"quota_bytes"`
 	Limits     *app.TenantLimits `json:"limits"`
+	Admin      *bool             `json:"admin"`
 }
 
 func (d Deps) adminUpdateTenant(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +99,7 @@ func (d Deps) adminUpdateTenant(w http.ResponseWriter, r *http.Request) {
 		d.writeError(w, r, err)
 		return
 	}
-	ch := app.TenantChange{Status: body.Status, Limits: body.Limits}
+	ch := app.TenantChange{Status: body.Status, Limits: body.Limits, Admin: body.Admin}
 	if len(body.QuotaBytes) > 0 {
 		ch.QuotaSet = true
 		if string(body.QuotaBytes) != "null" {

@@ -70,3 +70,23 @@ func TestNotEnabledTenantToken(t *testing.T) {
 		require.Equal(t, "urn:monitor:problem:unauthorized", p["type"])
 	})
 }
+
+// PATCH {"admin": true} marks a tenant as an operator, as the answer and a
+// later GET say; a non-boolean is refused.
+func TestAdminMarksATenantAsOperator(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		s := newOpsServer(t, st)
+		code, p := s.do(t, opsAdminToken, "POST", "/v1/admin/tenants", `{"name": "erin"}`)
+		require.Equal(t, http.StatusCreated, code, "%v", p)
+		require.Equal(t, false, p["admin"])
+		code, p = s.do(t, opsAdminToken, "PATCH", "/v1/admin/tenants/erin", `{"admin": true}`)
+		require.Equal(t, http.StatusOK, code, "%v", p)
+		require.Equal(t, true, p["admin"])
+		code, p = s.do(t, opsAdminToken, "GET", "/v1/admin/tenants/erin", "")
+		require.Equal(t, http.StatusOK, code, "%v", p)
+		require.Equal(t, true, p["admin"])
+		code, p = s.do(t, opsAdminToken, "PATCH", "/v1/admin/tenants/erin", `{"admin": "yes"}`)
+		require.Equal(t, http.StatusBadRequest, code, "%v", p)
+	})
+}

@@ -390,6 +390,8 @@ func TestContractEveryOperation(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, c.do(t, rc, adminToken, "GET", "/v1/admin/tenants/nobody", nil).status)
 	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "PATCH", "/v1/admin/tenants/bob",
 		map[string]any{"limits": map[string]int{"submit_interval_seconds": 3600}}).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "PATCH", "/v1/admin/tenants/bob", map[string]any{"admin": true}).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "PATCH", "/v1/admin/tenants/bob", map[string]any{"admin": false}).status)
 	require.Equal(t, http.StatusNotFound, c.do(t, rc, adminToken, "PATCH", "/v1/admin/tenants/nobody", map[string]any{"status": "disabled"}).status)
 	require.Equal(t, http.StatusBadRequest, c.do(t, rc, adminToken, "PATCH", "/v1/admin/tenants/bob", map[string]any{"status": "sleeping"}).status)
 	require.Equal(t, http.StatusNoContent, c.do(t, rc, adminToken, "POST", "/v1/admin/tenants/bob/reset-day", nil).status)

@@ -437,7 +437,14 @@ func Open(ctx context.Context, cfg *config.Config, log *slog.Logger, opts ...Opt
 		_ = e.Close()
 		return nil, err
 	}
-	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log, Ready: c.ready, DataDir: cfg.DataDir, Jobs: c.jobsUI})
+	var bucket string
+	if cfg.Blob.Kind == "s3" {
+		bucket = "s3://" + cfg.Blob.Bucket
+		if cfg.Blob.Prefix != "" {
+			bucket += "/" + strings.Trim(cfg.Blob.Prefix, "/")
+		}
+	}
+	pages, err := web.NewHandler(web.Deps{App: e.app, Log: log, Ready: c.ready, DataDir: cfg.DataDir, Bucket: bucket, Jobs: c.jobsUI})
 	if err != nil {
 		_ = c.listener.Close()
 		_ = e.Close()

@@ -60,5 +60,6 @@ func backupConfig(cfg *config.Config) app.BackupConfig {
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
 		version = info.Main.Version
 	}
-	return app.BackupConfig{Dir: filepath.Join(cfg.DataDir, "backups"), ObjectsRoot: cfg.Blob.Dir, Generator: "monitor " + version}
+	return app.BackupConfig{Dir: filepath.Join(cfg.DataDir, "backups"), ObjectsRoot: cfg.Blob.Dir, Generator: "monitor " + version,
+		DataDir: cfg.DataDir}
 }

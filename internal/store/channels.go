@@ -274,6 +274,16 @@ func (s *Store) InboxGet(ctx context.Context, id uuid.UUID) (e InboxEntry, err e
 	return e, wrap(s.d, "get inbox entry", err)
 }
 
+// InboxLatestOfTenant is the newest update a tenant's people sent
+// through any channel, ErrNotFound when none is kept (never sent, or
+// purged after channel_retention_days): what tells the language of a
+// message core sends them unasked.
+func (tx *Tx) InboxLatestOfTenant(ctx context.Context, tenantID uuid.UUID) (InboxEntry, error) {
+	e, err := scanInbox(tx.tx.QueryRowContext(ctx,
+		`SELECT `+inboxColumns+` FROM inbox WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, tenantID))
+	return e, wrap(tx.d, "get latest inbox entry", err)
+}
+
 // InboxCount counts the updates a channel stored (visible to the caller).
 func (s *Store) InboxCount(ctx context.Context, channelID uuid.UUID) (n int, err error) {
 	err = s.view(ctx, func(q querier) error {

@@ -413,3 +413,31 @@ func TestIdentitiesOfTenantListsOnlyItsOwn(t *testing.T) {
 		require.Equal(t, other.identity.ID, got[0].ID)
 	})
 }
+
+func TestInboxLatestOfTenantIsItsNewestUpdate(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		a := newChannelFixture(t, st, "alice", "100")
+		_, ok := a.update(t, st, 1)
+		require.True(t, ok)
+		second, ok := a.update(t, st, 2)
+		require.True(t, ok)
+		ctx := store.WithTenant(context.Background(), a.tenant)
+		require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
+			e, err := tx.InboxLatestOfTenant(ctx, a.tenant)
+			require.NoError(t, err)
+			require.Equal(t, *second.InboxID, e.ID)
+			return nil
+		}))
+
+		other, oid := newTenantCtx(context.Background())
+		require.NoError(t, st.InTx(other, func(tx *store.Tx) error {
+			if _, err := tx.TenantInsert(other, store.Tenant{ID: oid, Name: "bob", Kind: store.TenantManaged, Status: store.TenantEnabled}); err != nil {
+				return err
+			}
+			_, err := tx.InboxLatestOfTenant(other, oid)
+			require.ErrorIs(t, err, store.ErrNotFound)
+			return nil
+		}))
+	})
+}

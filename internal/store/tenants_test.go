@@ -115,3 +115,30 @@ func TestInTxRollsBackOnError(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
+
+func TestTenantAdminMarkIsKeptAndListed(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx, id := newTenantCtx(context.Background())
+		require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
+			_, err := insertTenant(t, ctx, tx, store.Tenant{ID: id, Name: "ops", Kind: store.TenantPersonal, Status: store.TenantEnabled})
+			return err
+		}))
+		got, err := st.TenantGetByName(ctx, "ops")
+		require.NoError(t, err)
+		require.False(t, got.Admin, "a new tenant is no operator")
+
+		got.Admin = true
+		require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error { return tx.TenantUpdate(ctx, got) }))
+		byName, err := st.TenantGetByName(ctx, "ops")
+		require.NoError(t, err)
+		require.True(t, byName.Admin)
+		byID, err := st.TenantGetByID(ctx, id)
+		require.NoError(t, err)
+		require.True(t, byID.Admin)
+		all, err := st.TenantList(ctx)
+		require.NoError(t, err)
+		require.Len(t, all, 1)
+		require.True(t, all[0].Admin)
+	})
+}

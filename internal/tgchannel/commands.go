@@ -95,6 +95,7 @@ func newRegistry() *registry {
 			{name: "usage", descKey: "cmd.usage", run: (*job).cmdUsage},
 			{name: "token", descKey: "cmd.token", privateOnly: true, run: (*job).cmdToken},
 			{name: "web", descKey: "cmd.web", privateOnly: true, run: (*job).cmdWeb},
+			{name: "admin", descKey: "cmd.admin", privateOnly: true, hidden: true, run: (*job).cmdAdmin},
 		},
 		buttons: []button{
 			{prefix: btnView, parse: checkUUID, run: (*job).btnView},

@@ -23,12 +23,17 @@ func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 	for _, c := range r.commands {
 		names = append(names, c.name)
 	}
-	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "usage", "token", "web"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "usage", "token", "web", "admin"}, names)
+	// /admin is for operators: out of the menu and /help.
+	require.True(t, r.find("admin").hidden)
+	visible := r.commands[:len(r.commands)-1]
 	for _, l := range locales {
 		menu := r.menu(l)
 		help := r.help(l, testBot)
-		require.Len(t, menu, len(r.commands))
-		for i, c := range r.commands {
+		require.Len(t, menu, len(visible))
+		require.NotContains(t, help, "/admin")
+		require.NotEqual(t, "cmd.admin", r.find("admin").description(l), "a description in %s all the same", l)
+		for i, c := range visible {
 			require.Equal(t, c.name, menu[i].Command)
 			require.NotEqual(t, c.descKey, c.description(l), "every command has a description in %s", l)
 			require.Contains(t, menu[i].Description, c.description(l))
@@ -45,7 +50,7 @@ func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 
 	// A hidden command leaves both.
 	r.commands[1].hidden = true
-	require.Len(t, r.menu(langEN), len(r.commands)-1)
+	require.Len(t, r.menu(langEN), len(visible)-1)
 	require.NotContains(t, r.help(langEN, testBot), "/help —")
 }
 

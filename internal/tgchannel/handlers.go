@@ -255,18 +255,40 @@ func (j *job) cmdToken(ctx context.Context, _ []string) error {
 // cmdWeb answers with a one-use sign-in link to the web library (private
 // chats only: the registry refuses it elsewhere, and so does core).
 func (j *job) cmdWeb(ctx context.Context, _ []string) error {
+	return j.loginLink(ctx, false)
+}
+
+// cmdAdmin is /admin: an operator's sign-in link to the console; anyone
+// else is told it is for operators (core refuses them too).
+func (j *job) cmdAdmin(ctx context.Context, _ []string) error {
+	if j.up.PartsSent > 0 {
+		return nil
+	}
+	if !j.w.Tenant.Admin {
+		return j.reply(ctx, outMessage{text: j.lang.t("admin.refused")})
+	}
+	return j.loginLink(ctx, true)
+}
+
+// loginLink sends a one-use sign-in link: to the console when asked
+// (console) or when the tenant is an operator, whose session has admin
+// rights either way; else to the web library.
+func (j *job) loginLink(ctx context.Context, console bool) error {
 	if j.up.PartsSent > 0 {
 		return nil // a link is sent once; a retry never makes another
 	}
-	link, err := j.ch.core.LoginLink(ctx, j.w.ID, j.ch.owner)
+	link, err := j.ch.core.LoginLink(ctx, j.w.ID, channelapi.LoginLinkRequest{Owner: j.ch.owner, Console: console})
 	if msg, ok := userError(j.lang, err); ok {
 		return j.reply(ctx, outMessage{text: msg})
 	}
 	if err != nil {
 		return err
 	}
-	head := j.lang.t("web.head")
-	text := head + link.URL + j.lang.t("web.tail", formatWait(j.lang, link.ValidSeconds))
+	head, tail := j.lang.t("web.head"), j.lang.t("web.tail", formatWait(j.lang, link.ValidSeconds))
+	if link.Admin {
+		head, tail = j.lang.t("admin.head"), j.lang.t("admin.tail", formatWait(j.lang, link.ValidSeconds))
+	}
+	text := head + link.URL + tail
 	m := outMessage{text: text}
 	if isWebURL(link.URL) {
 		// Marked as a link, since Telegram does not recognise every address

@@ -71,6 +71,7 @@ var catalog = map[string]map[locale]string{
 	"cmd.usage":   {langEN: "storage used, quota and today's submissions", langZH: "已用空间、配额和今天提交的链接"},
 	"cmd.token":   {langEN: "create a REST API token (private chat only)", langZH: "创建 REST API 令牌（仅限私聊）"},
 	"cmd.web":     {langEN: "a one-use sign-in link to your web library (private chat only)", langZH: "网页收藏库的一次性登录链接（仅限私聊）"},
+	"cmd.admin":   {langEN: "an operator's sign-in link to the console (private chat only)", langZH: "管理员登录控制台的一次性链接（仅限私聊）"},
 	"help.intro": {
 		langEN: "Send me a link to a post — an X post or profile, a public Telegram channel post — and I archive its text and media and send it back.\n\n",
 		langZH: "发给我一个帖子链接（X 的帖子或主页、公开 Telegram 频道的帖子），我会存档它的文字和媒体，再发回给你。\n\n",
@@ -126,6 +127,26 @@ var catalog = map[string]map[locale]string{
 	"token.head": {langEN: "🔑 Your REST API token %s (shown only this once; keep it secret):\n\n", langZH: "🔑 你的 REST API 令牌 %s（只显示这一次，请妥善保密）：\n\n"},
 	"token.tail": {langEN: "\n\nSend it as the header  Authorization: Bearer <token>.", langZH: "\n\n使用时请发送请求头  Authorization: Bearer <token>。"},
 	"web.head":   {langEN: "🌐 Your sign-in link to the web library:\n\n", langZH: "🌐 你的网页收藏库登录链接：\n\n"},
+	"admin.head": {
+		langEN: "🛠 Your sign-in link, with operator rights (your library, and the console under /admin):\n\n",
+		langZH: "🛠 你的登录链接，带管理员权限（你的收藏库，以及 /admin 下的控制台）：\n\n",
+	},
+	"admin.tail": {
+		langEN: "\n\nIt works once, within %s. Keep it to yourself: whoever opens it can run this Monitor.",
+		langZH: "\n\n链接只能使用一次，%s内有效。请勿转发：打开它的人可以管理这个 Monitor。",
+	},
+	"approval.approved": {
+		langEN: "✅ Your account is approved: you can archive now. Send me a link to a post — an X post or profile, a public Telegram channel post.",
+		langZH: "✅ 你的账户已获批准，现在可以存档了。发给我一个帖子链接（X 的帖子或主页、公开 Telegram 频道的帖子）。",
+	},
+	"approval.rejected": {
+		langEN: "⛔ The operator of this Monitor declined your account, so I cannot archive links for you. Ask the operator if you think this is a mistake.",
+		langZH: "⛔ 这个 Monitor 的管理员没有批准你的账户，所以我无法为你存档链接。如果你认为这是误会，请联系管理员。",
+	},
+	"admin.refused": {
+		langEN: "⛔ /admin is for the operators of this Monitor, and your account is not one. For your own archive, send /web.",
+		langZH: "⛔ /admin 仅供这个 Monitor 的管理员使用，你的账户不是管理员。要打开你自己的收藏库，请发送 /web。",
+	},
 	"web.tail": {
 		langEN: "\n\nIt works once, within %s. Keep it to yourself: whoever opens it is signed in as you.",
 		langZH: "\n\n链接只能使用一次，%s内有效。请勿转发：打开它的人会以你的身份登录。",

@@ -125,6 +125,8 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 		err = j.deliver(wctx)
 	case w.Kind == channelapi.WorkWatch:
 		err = j.watchNotice(wctx)
+	case w.Kind == channelapi.WorkApproval:
+		err = j.approvalNotice(wctx)
 	default:
 		err = &failWork{reason: fmt.Sprintf("this channel does not know work of kind %q", w.Kind)}
 	}

@@ -44,6 +44,11 @@ type adminService interface {
 	Snapshots(ctx context.Context) ([]app.SnapshotFile, error)
 	SnapshotPath(ctx context.Context, name string) (string, error)
 	SnapshotNow(ctx context.Context, actor string) (app.SnapshotFile, error)
+	PreviewSnapshot(ctx context.Context, name string) (app.SnapshotPreview, error)
+	PendingRestore(ctx context.Context) (*app.StagedRestore, error)
+	StageRestore(ctx context.Context, actor, name string) (app.StagedRestore, error)
+	CancelRestore(ctx context.Context, actor string) error
+	MediaUsage(ctx context.Context) (app.MediaUsage, error)
 	SendTestNotification(ctx context.Context, actor string) ([]app.NotifyResult, error)
 }
 
@@ -57,6 +62,7 @@ func (s *server) adminRoutes() []route {
 		{http.MethodGet, "/admin/tenants/{name}", adminOnly, s.adminTenant},
 		{http.MethodPost, "/admin/tenants/{name}/status", adminOnly, s.adminTenantStatus},
 		{http.MethodPost, "/admin/tenants/{name}/limits", adminOnly, s.adminTenantLimits},
+		{http.MethodPost, "/admin/tenants/{name}/admin", adminOnly, s.adminTenantOperator},
 		{http.MethodPost, "/admin/tenants/{name}/reset-day", adminOnly, s.adminTenantResetDay},
 		{http.MethodPost, "/admin/tenants/{name}/tokens/{id}/revoke", adminOnly, s.adminTenantRevokeToken},
 		{http.MethodGet, "/admin/captures", adminOnly, s.adminCaptures},
@@ -74,6 +80,9 @@ func (s *server) adminRoutes() []route {
 		{http.MethodGet, "/admin/backups", adminOnly, s.adminBackups},
 		{http.MethodPost, "/admin/backups/snapshot", adminOnly, s.adminSnapshotNow},
 		{http.MethodGet, "/admin/backups/{name}", adminOnly, s.adminSnapshotFile},
+		{http.MethodGet, "/admin/backups/{name}/restore", adminOnly, s.adminRestorePreview},
+		{http.MethodPost, "/admin/backups/{name}/restore", adminOnly, s.adminStageRestore},
+		{http.MethodPost, "/admin/backups/restore/cancel", adminOnly, s.adminCancelRestore},
 		{http.MethodGet, "/admin/notifications", adminOnly, s.adminNotifications},
 		{http.MethodPost, "/admin/notifications/test", adminOnly, s.adminTestNotify},
 		{http.MethodPost, "/admin/notifications/{key}", adminOnly, s.adminSetNotify},
@@ -86,7 +95,7 @@ func (s *server) adminRoutes() []route {
 func adminPages() []string {
 	return []string{"admin_overview.html", "admin_tenants.html", "admin_tenant.html", "admin_captures.html", "admin_capture.html",
 		"admin_events.html", "admin_errors.html", "admin_audit.html", "admin_settings.html",
-		"admin_backups.html", "admin_notifications.html"}
+		"admin_backups.html", "admin_restore.html", "admin_notifications.html"}
 }
 
 // adminView is what every console page carries besides its own content:

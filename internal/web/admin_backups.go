@@ -16,6 +16,8 @@ type backupsView struct {
 	Snapshots []snapshotRow
 	// Interval and Keep are the schedule settings' values.
 	Interval, Keep string
+	// Pending is the restore staged for the next start (nil: none).
+	Pending *app.StagedRestore
 }
 
 // snapshotRow is one snapshot as the list shows it.
@@ -43,6 +45,12 @@ func (s *server) renderAdminBackups(w http.ResponseWriter, r *http.Request, rq *
 	}
 	for _, f := range list {
 		v.Snapshots = append(v.Snapshots, snapshotRow{SnapshotFile: f, SizeText: formatBytes(f.Size)})
+	}
+	if v.Off == "" {
+		if v.Pending, err = s.d.App.PendingRestore(ctx); err != nil && !errors.Is(err, app.ErrInvalid) {
+			s.fail(w, r, rq, err)
+			return
+		}
 	}
 	settings, err := s.d.App.SettingsList(ctx)
 	if err != nil {
@@ -106,4 +114,84 @@ func (s *server) adminSnapshotFile(w http.ResponseWriter, r *http.Request, rq *r
 	w.Header().Set("Content-Disposition", `attachment; filename="`+info.Name()+`"`)
 	w.Header().Set("Cache-Control", "no-store")
 	http.ServeContent(w, r, "", time.Time{}, f)
+}
+
+// stageTimeout bounds the answer to a restore's staging, which reads and
+// verifies every media file of the snapshot.
+const stageTimeout = time.Hour
+
+// restoreView is the restore confirmation page's content.
+type restoreView struct {
+	Preview  app.SnapshotPreview
+	SizeText string
+	// Pending is a restore staged already: the page says so and offers no
+	// second one.
+	Pending *app.StagedRestore
+}
+
+// adminRestorePreview serves GET /admin/backups/{name}/restore: what the
+// snapshot brings back, what a restore replaces, and the button that
+// stages it.
+func (s *server) adminRestorePreview(w http.ResponseWriter, r *http.Request, rq *request) {
+	s.renderRestore(w, r, rq, http.StatusOK, r.PathValue("name"), "")
+}
+
+func (s *server) renderRestore(w http.ResponseWriter, r *http.Request, rq *request, status int, name, problem string) {
+	ctx := r.Context()
+	pv, err := s.d.App.PreviewSnapshot(ctx, name)
+	if errors.Is(err, app.ErrInvalid) {
+		// A damaged file, or no snapshots here: the backups page says why.
+		s.renderAdminBackups(w, r, rq, http.StatusBadRequest, s.t(rq, "admin.err.action", err.Error()))
+		return
+	}
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	pending, err := s.d.App.PendingRestore(ctx)
+	if err != nil && !errors.Is(err, app.ErrInvalid) {
+		s.fail(w, r, rq, err)
+		return
+	}
+	v := &restoreView{Preview: pv, SizeText: formatBytes(pv.Size), Pending: pending}
+	s.adminPage(w, r, rq, status, "admin_restore.html", "backups", "admin.backups", adminView{Body: v, Error: problem})
+}
+
+// adminStageRestore serves POST /admin/backups/{name}/restore: verifies
+// and stages the snapshot for the next start, audited with the session
+// as actor. A damaged snapshot, or a restore staged already, is shown on
+// the confirmation page.
+func (s *server) adminStageRestore(w http.ResponseWriter, r *http.Request, rq *request) {
+	name := r.PathValue("name")
+	// Verifying a large archive's media takes longer than an answer may
+	// usually take; the operator waits for it.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(stageTimeout))
+	_, err := s.d.App.StageRestore(r.Context(), actorOf(rq), name)
+	switch {
+	case errors.Is(err, app.ErrInvalid):
+		s.renderRestore(w, r, rq, http.StatusBadRequest, name, s.t(rq, "admin.err.action", err.Error()))
+		return
+	case errors.Is(err, app.ErrConflict):
+		s.renderRestore(w, r, rq, http.StatusConflict, name, s.t(rq, "admin.err.action", err.Error()))
+		return
+	case err != nil:
+		s.fail(w, r, rq, err)
+		return
+	}
+	backTo(w, r, "/admin/backups", "staged")
+}
+
+// adminCancelRestore serves POST /admin/backups/restore/cancel: the
+// staged restore is dropped, audited.
+func (s *server) adminCancelRestore(w http.ResponseWriter, r *http.Request, rq *request) {
+	err := s.d.App.CancelRestore(r.Context(), actorOf(rq))
+	if errors.Is(err, app.ErrInvalid) || errors.Is(err, app.ErrNotFound) {
+		s.renderAdminBackups(w, r, rq, http.StatusBadRequest, s.t(rq, "admin.err.action", err.Error()))
+		return
+	}
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	backTo(w, r, "/admin/backups", "unstaged")
 }

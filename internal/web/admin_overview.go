@@ -32,6 +32,7 @@ type overviewView struct {
 	Adapters []app.AdapterView
 	Process  processStats
 	Disk     diskStats
+	Media    mediaStats
 	OpenEvts int
 	// Charts are the last day of system metric samples, drawn as SVG.
 	Charts []template.HTML
@@ -51,6 +52,15 @@ type processStats struct {
 	CPU        string
 	Goroutines int
 	Heap       string
+}
+
+// mediaStats is what the media store holds, from the database's own
+// accounting of attached objects: the bucket is never listed.
+type mediaStats struct {
+	// Bucket is the S3 bucket ("": files in the data directory).
+	Bucket  string
+	Bytes   string
+	Objects int64
 }
 
 // diskStats is the data directory's file system.
@@ -95,6 +105,12 @@ func (s *server) adminOverview(w http.ResponseWriter, r *http.Request, rq *reque
 		return
 	}
 	v.OpenEvts = len(open)
+	mu, err := s.d.App.MediaUsage(ctx)
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	v.Media = mediaStats{Bucket: s.d.Bucket, Bytes: formatBytes(mu.Bytes), Objects: mu.Objects}
 	series, err := s.d.App.SystemMetrics(ctx, app.DayWindow, app.DayBucket)
 	if err != nil {
 		s.fail(w, r, rq, err)

@@ -181,6 +181,23 @@ func (s *server) adminTenantStatus(w http.ResponseWriter, r *http.Request, rq *r
 	backTo(w, r, back, "status")
 }
 
+// adminTenantOperator serves POST /admin/tenants/{name}/admin: marks the
+// tenant as an operator (admin=true) or not (admin=false).
+func (s *server) adminTenantOperator(w http.ResponseWriter, r *http.Request, rq *request) {
+	name := r.PathValue("name")
+	on, err := strconv.ParseBool(r.PostFormValue("admin"))
+	if err != nil {
+		s.renderTenant(w, r, rq, http.StatusBadRequest, name, nil, s.t(rq, "admin.err.operator"))
+		return
+	}
+	_, err = s.d.App.UpdateTenant(r.Context(), actorOf(rq), name, app.TenantChange{Admin: &on})
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	backTo(w, r, "/admin/tenants/"+url.PathEscape(name), "operator")
+}
+
 // adminTenantLimits serves POST /admin/tenants/{name}/limits: the submit
 // interval, daily and concurrent limits and the quota ("" = none).
 func (s *server) adminTenantLimits(w http.ResponseWriter, r *http.Request, rq *request) {

@@ -26,14 +26,17 @@ type adminLive struct {
 	*testcore.Running
 	fx   *testkit.FxTwitter
 	base string
+	// dataDir is the core's data directory.
+	dataDir string
 }
 
 func newAdminLive(t *testing.T) *adminLive {
 	t.Helper()
 	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
-	r := testcore.Run(t, testcore.Config(t, map[string]string{"MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_TME_URL": tme.URL(),
-		"MONITOR_MASTER_KEY": "web-admin-test-master-key-0123456789"}))
-	return &adminLive{Running: r, fx: fx, base: "http://" + r.Addr()}
+	cfg := testcore.Config(t, map[string]string{"MONITOR_FXTWITTER_URL": fx.URL(), "MONITOR_TME_URL": tme.URL(),
+		"MONITOR_MASTER_KEY": "web-admin-test-master-key-0123456789"})
+	r := testcore.Run(t, cfg)
+	return &adminLive{Running: r, fx: fx, base: "http://" + r.Addr(), dataDir: cfg.DataDir}
 }
 
 // browserless is one signed-in (or anonymous) visitor without a browser.
@@ -115,6 +118,8 @@ var adminPaths = []struct{ method, path string }{
 	{"GET", "/admin/backups"}, {"GET", "/admin/notifications"}, {"POST", "/admin/backups/snapshot"},
 	{"POST", "/admin/notifications/test"}, {"POST", "/admin/notifications/notify_recovery"},
 	{"GET", "/admin/watches"}, {"POST", "/admin/watches/00000000-0000-7000-8000-000000000000/approve"},
+	{"POST", "/admin/tenants/alice/admin"},
+	{"POST", "/admin/backups/monitor-snapshot-20261201T130000Z.zip/restore"}, {"POST", "/admin/backups/restore/cancel"},
 }
 
 func TestAdminIsForAdminsOnly(t *testing.T) {

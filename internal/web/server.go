@@ -43,6 +43,9 @@ type Deps struct {
 	// file system the overview reports ("": none).
 	Ready   func(ctx context.Context) error
 	DataDir string
+	// Bucket names the S3 bucket that holds the media, for the overview
+	// ("": media files in the data directory).
+	Bucket string
 	// Jobs is River's job UI, served read-only under /admin/river to
 	// admin sessions (nil: not available).
 	Jobs http.Handler
