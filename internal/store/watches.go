@@ -302,7 +302,9 @@ func (tx *Tx) WatchRanFor(ctx context.Context, tenantID, id uuid.UUID, n int, er
 	return wrap(tx.d, "record watch run", err)
 }
 
-// WatchDelete removes the tenant's watch and its runs.
+// WatchDelete removes the tenant's watch and its runs. Its source counts
+// one watcher less unless the watch was rejected (a trigger of migration
+// 0016/0018, which also counts the watches a deleted tenant takes along).
 func (tx *Tx) WatchDelete(ctx context.Context, tenantID, id uuid.UUID) (Watch, error) {
 	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM watch_runs WHERE watch_id = $1 AND tenant_id = $2`, id, tenantID); err != nil {
 		return Watch{}, wrap(tx.d, "delete watch runs", err)
