@@ -140,6 +140,16 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource) (sourceRead
 	for _, u := range src.Seen {
 		seen[u] = true
 	}
+	// Posts that came by push are archived already: skipped, but not a
+	// place to stop, since older posts may not have come that way.
+	pushedURLs, err := a.store.WatchPushedURLs(ctx, src.ID, watchSeenKeep)
+	if err != nil {
+		return sourceRead{}, err
+	}
+	pushed := make(map[string]bool, len(pushedURLs))
+	for _, u := range pushedURLs {
+		pushed[u] = true
+	}
 	var out sourceRead
 	cursor := ""
 	for page := 0; page < maxWatchPages; page++ {
@@ -167,6 +177,9 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource) (sourceRead
 			if seen[u] {
 				met = true
 				break
+			}
+			if pushed[u] {
+				continue
 			}
 			if !slices.Contains(out.fresh, u) {
 				out.fresh = append(out.fresh, u)
@@ -282,10 +295,8 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 			a.log.WarnContext(ctx, "watch run could not give posts to a watcher", slog.String("watch", w.ID.String()), slog.Any("err", err))
 		}
 	}
-	seen := append(append([]string{}, read.fresh...), src.Seen...)
-	if !src.Baselined {
-		seen = append(append([]string{}, read.first...), src.Seen...)
-	}
+	// The newest page is known now, pushed posts on it too.
+	seen := append(append(append([]string{}, read.fresh...), read.first...), src.Seen...)
 	seen = slices.Compact(dedupe(seen))
 	if len(seen) > watchSeenKeep {
 		seen = seen[:watchSeenKeep]
