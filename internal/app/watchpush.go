@@ -35,6 +35,10 @@ const WatchPushQuiet = 1500 * time.Millisecond
 // knows the post; older ones are on pages the pull has read since.
 const watchPushKeep = 7 * 24 * time.Hour
 
+// albumGroup starts the group key of an album's parts; a post on its own
+// has "m" and its message id.
+const albumGroup = "g"
+
 // tmeChannelURL is a public Telegram channel's link as the Telegram
 // adapter gives it as a watched source's canonical URL.
 func tmeChannelURL(username string) string {
@@ -56,7 +60,7 @@ func (a *App) storeChannelPost(ctx context.Context, ch store.Channel, u ChannelU
 	source := tmeChannelURL(u.ChatUsername)
 	group := "m" + strconv.FormatInt(u.MessageID, 10)
 	if u.MediaGroupID != "" {
-		group = "g" + u.MediaGroupID
+		group = albumGroup + u.MediaGroupID
 	}
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
 		src, err := tx.WatchSourceByURL(ctx, source)
@@ -112,7 +116,7 @@ func (a *App) runWatchPush(ctx context.Context, sourceID uuid.UUID, group string
 		return nil // archived by the job of another part
 	}
 	now := a.now()
-	if wait := latest.Add(WatchPushQuiet).Sub(now); wait > 0 {
+	if wait := latest.Add(WatchPushQuiet).Sub(now); wait > 0 && strings.HasPrefix(group, albumGroup) {
 		return river.JobSnooze(min(wait, WatchPushQuiet))
 	}
 	// The album is one post: its first message's link, as t.me lists it.
