@@ -131,11 +131,21 @@ type sourceRead struct {
 	fresh []string
 	// gap: the run read maxWatchPages without meeting a seen post.
 	gap bool
+	// listed are every link read, newest first, and published when each
+	// was published, where the adapter said (a watch that starts at a
+	// past date takes those after it).
+	listed    []string
+	published map[string]time.Time
+	// backGap: the run read maxWatchPages and still found posts after
+	// the backfill date.
+	backGap bool
 }
 
 // readSource reads a source's newest pages until it meets a post it has
-// seen: one adapter Fetch per page, outside any transaction.
-func (a *App) readSource(ctx context.Context, src store.WatchSource) (sourceRead, error) {
+// seen, and, when backTo is set, on until a post published before backTo:
+// one adapter Fetch per page, outside any transaction, at most
+// maxWatchPages.
+func (a *App) readSource(ctx context.Context, src store.WatchSource, backTo time.Time) (sourceRead, error) {
 	seen := make(map[string]bool, len(src.Seen))
 	for _, u := range src.Seen {
 		seen[u] = true
@@ -150,8 +160,9 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource) (sourceRead
 	for _, u := range pushedURLs {
 		pushed[u] = true
 	}
-	var out sourceRead
+	out := sourceRead{published: map[string]time.Time{}}
 	cursor := ""
+	met := false // a seen post: what is older is known
 	for page := 0; page < maxWatchPages; page++ {
 		resp, err := a.adapters.Fetch(ctx, src.AdapterID, &adapterv1.FetchRequest{
 			ProviderId: src.Provider,
@@ -163,34 +174,49 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource) (sourceRead
 		if err != nil {
 			if page > 0 {
 				// What was read is kept; the rest waits for the next run.
-				out.gap = true
+				out.gap = !met
+				out.backGap = !backTo.IsZero()
 				return out, nil
 			}
 			return sourceRead{}, err
 		}
-		met := false
+		reachedBack := backTo.IsZero()
 		for _, rt := range resp.GetRelatedTargets() {
 			u := rt.GetUrl()
 			if page == 0 {
 				out.first = append(out.first, u)
 			}
-			if seen[u] {
-				met = true
-				break
+			if !slices.Contains(out.listed, u) {
+				out.listed = append(out.listed, u)
 			}
-			if pushed[u] {
+			if at := rt.GetPublishedAt(); at != nil && at.IsValid() {
+				out.published[u] = at.AsTime().UTC()
+				if at.AsTime().Before(backTo) {
+					reachedBack = true
+				}
+			} else {
+				reachedBack = true // no dates: the newest page is all it takes
+			}
+			if met {
 				continue
 			}
-			if !slices.Contains(out.fresh, u) {
-				out.fresh = append(out.fresh, u)
+			if seen[u] {
+				met = true
+				continue
 			}
+			if pushed[u] || slices.Contains(out.fresh, u) {
+				continue
+			}
+			out.fresh = append(out.fresh, u)
 		}
-		if met || !src.Baselined || resp.GetNextPageCursor() == "" {
+		done := (met || !src.Baselined) && reachedBack
+		if done || resp.GetNextPageCursor() == "" {
 			return out, nil
 		}
 		cursor = resp.GetNextPageCursor()
 	}
-	out.gap = true
+	out.gap = !met && src.Baselined
+	out.backGap = !backTo.IsZero()
 	return out, nil
 }
 
@@ -228,7 +254,14 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 		// Only pending or paused watches: look again later.
 		return end(src.Seen, src.Baselined, src.Failures, src.LastError, started.Add(interval))
 	}
-	read, err := a.readSource(ctx, src)
+	// A watch that starts at a past date reads back to it on its first run.
+	var backTo time.Time
+	for _, w := range watchers {
+		if w.Backfill && !w.Started && w.SinceAt != nil && (backTo.IsZero() || w.SinceAt.Before(backTo)) {
+			backTo = *w.SinceAt
+		}
+	}
+	read, err := a.readSource(ctx, src, backTo)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -236,11 +269,28 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 		return a.watchFailed(ctx, src, owner, watchers, interval, started, err)
 	}
 
+	// What each watcher gets, newest first.
+	wants := make(map[uuid.UUID][]string, len(watchers))
+	for _, w := range watchers {
+		if w.SinceAt != nil && w.SinceAt.After(started) {
+			continue // starts later
+		}
+		switch {
+		case w.Backfill && !w.Started:
+			wants[w.ID] = backfill(read, *w.SinceAt)
+		case !w.Started || !src.Baselined:
+			// The first run of a watch learns what is there.
+		default:
+			wants[w.ID] = read.fresh
+		}
+	}
 	// Resolve each link once, outside the transactions.
-	links := read.fresh
-	for _, u := range read.first {
-		if !slices.Contains(links, u) {
-			links = append(links, u)
+	var links []string
+	for _, want := range wants {
+		for _, u := range want {
+			if !slices.Contains(links, u) {
+				links = append(links, u)
+			}
 		}
 	}
 	resolved := map[string]adapterapi.Resolved{}
@@ -267,19 +317,11 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 		if w.SinceAt != nil && w.SinceAt.After(started) {
 			continue // starts later
 		}
-		var want []string
-		switch {
-		case w.Backfill && !w.Started:
-			want = append(want, read.first...)
-			for _, u := range read.fresh {
-				if !slices.Contains(want, u) {
-					want = append(want, u)
-				}
-			}
-		case !w.Started || !src.Baselined:
-			// The first run of a watch learns what is there.
-		default:
-			want = read.fresh
+		want := wants[w.ID]
+		runNote := note
+		if w.Backfill && !w.Started && read.backGap {
+			runNote = joinNote(runNote, fmt.Sprintf("more than %d pages of posts since %s; the older ones were not archived", maxWatchPages,
+				w.SinceAt.Format("2006-01-02 15:04 MST")))
 		}
 		// Oldest first.
 		ordered := make([]string, 0, len(want))
@@ -288,7 +330,7 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 				ordered = append(ordered, want[i])
 			}
 		}
-		if err := a.fanOut(ctx, w, ordered, resolved, started, note); err != nil {
+		if err := a.fanOut(ctx, w, ordered, resolved, started, runNote); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -313,6 +355,21 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 	a.log.InfoContext(ctx, "watch run", slog.String("source", src.ID.String()), slog.Int("new", len(read.fresh)),
 		slog.Int("watchers", len(watchers)))
 	return end(seen, true, 0, "", nextWatchRun(started, interval))
+}
+
+// backfill is what a watch that starts at since takes on its first run:
+// the posts read that were published after since, newest first. Posts
+// whose date the adapter did not give count when they are on the newest
+// page.
+func backfill(read sourceRead, since time.Time) []string {
+	var out []string
+	for _, u := range read.listed {
+		at, dated := read.published[u]
+		if dated && at.After(since) || !dated && slices.Contains(read.first, u) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // fanOut gives one watcher the posts of a run, in order, in its tenant:

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // TmeChannel is a synthetic channel the fake serves: its t.me/s pages
@@ -174,7 +175,8 @@ func (f *Tme) serveChannel(w http.ResponseWriter, r *http.Request, segs []string
 		fmt.Fprintf(&b, `<div class="tgme_widget_message_wrap js-widget_message_wrap"><div class="tgme_widget_message text_not_supported_wrap js-widget_message" data-post="%s/%d"><div class="tgme_widget_message_bubble">`+
 			`<div class="tgme_widget_message_text js-message_text" dir="auto">Synthetic post %[2]d</div>`+
 			`<div class="tgme_widget_message_footer compact js-message_footer"><div class="tgme_widget_message_info short js-message_info"><span class="tgme_widget_message_meta">`+
-			`<a class="tgme_widget_message_date" href="https://t.me/%[1]s/%[2]d"><time datetime="2026-01-02T03:04:05+00:00" class="time">03:04</time></a></span></div></div></div></div></div>`, c.name, id)
+			`<a class="tgme_widget_message_date" href="https://t.me/%[1]s/%[2]d"><time datetime="%[3]s" class="time">%[4]s</time></a></span></div></div></div></div></div>`,
+			c.name, id, SyntheticTime(id).Format(time.RFC3339), SyntheticTime(id).Format("15:04"))
 	}
 	b.WriteString(`</section></div></main></body></html>`)
 	f.writeSynthetic(w, []byte(b.String()))
