@@ -45,21 +45,24 @@ type world struct {
 	bot  *testkit.BotAPI
 	api  *channelapi.Client
 	runs atomic.Int32
+	// dbPath is the core's SQLite file, which settle reads.
+	dbPath string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
-	core := testcore.Run(t, testcore.Config(t, map[string]string{
+	cfg := testcore.Config(t, map[string]string{
 		"MONITOR_CHANNEL_ADDR":   "127.0.0.1:0",
 		"MONITOR_CHANNEL_SECRET": secret,
 		"MONITOR_FXTWITTER_URL":  fx.URL(),
 		"MONITOR_TME_URL":        tme.URL(),
-	}))
+	})
+	core := testcore.Run(t, cfg)
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(hc.CloseIdleConnections)
-	return &world{t: t, core: core, fx: fx, tme: tme, bot: testkit.NewBotAPI(t),
+	return &world{t: t, core: core, fx: fx, tme: tme, bot: testkit.NewBotAPI(t), dbPath: cfg.Database.Path,
 		api: channelapi.NewClient("http://"+core.ChannelAddr(), secret, hc)}
 }
 
