@@ -330,7 +330,7 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 				ordered = append(ordered, want[i])
 			}
 		}
-		if err := a.fanOut(ctx, w, ordered, resolved, started, runNote); err != nil {
+		if err := a.fanOut(ctx, w, ordered, resolved, started, runNote, false); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -374,9 +374,10 @@ func backfill(read sourceRead, since time.Time) []string {
 
 // fanOut gives one watcher the posts of a run, in order, in its tenant:
 // one automatic capture each (charged to the tenant as any save), and the
-// run's record.
+// run's record. pushed: the posts came by push, which is no run of the
+// watch (its last run, error and first run stay as they were).
 func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolved map[string]adapterapi.Resolved, started time.Time,
-	note string) error {
+	note string, pushed bool) error {
 	ctx = store.WithTenant(ctx, w.TenantID)
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.TenantLock(ctx, w.TenantID); err != nil {
@@ -427,6 +428,9 @@ func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolve
 		}
 		if _, err := tx.WatchRunInsert(ctx, run); err != nil {
 			return err
+		}
+		if pushed {
+			return tx.WatchPushedFor(ctx, w.TenantID, w.ID, len(posts))
 		}
 		return tx.WatchRanFor(ctx, w.TenantID, w.ID, len(posts), errText)
 	})

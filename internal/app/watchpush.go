@@ -134,7 +134,7 @@ func (a *App) runWatchPush(ctx context.Context, sourceID uuid.UUID, group string
 		if w.SinceAt != nil && w.SinceAt.After(now) {
 			continue // starts later
 		}
-		if err := a.fanOut(ctx, w, []string{post}, map[string]adapterapi.Resolved{post: resolved}, now, ""); err != nil {
+		if err := a.fanOut(ctx, w, []string{post}, map[string]adapterapi.Resolved{post: resolved}, now, "", true); err != nil {
 			return err
 		}
 		given++

@@ -10,6 +10,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/queue"
+	"github.com/monitorhq/monitor/internal/testkit"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
@@ -29,6 +30,12 @@ func TestPushedPostsAndThePull(t *testing.T) {
 			watches[i] = w
 		}
 		p.tick(t, 0, 1) // the first run learns what is there
+		// Carol starts later at a past date: a push before her first run
+		// does not cost her the posts from before it.
+		carol := p.tenant(t, "carol", nil)
+		wc, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: carol, URL: ch.URL,
+			Since: testkit.SyntheticTime(2).Add(-30 * time.Minute).Format(time.RFC3339)})
+		require.NoError(t, err)
 
 		hello, err := p.app.ChannelHello(ctx, app.ChannelInstance{Kind: "telegram", ExternalID: "7000001", Name: "monitor_test_bot"})
 		require.NoError(t, err)
@@ -69,6 +76,11 @@ func TestPushedPostsAndThePull(t *testing.T) {
 			require.Len(t, lib.Items, 2)
 		}
 		require.Equal(t, embeds, p.tme.Hits("/harbour_push/5"), "the pull did not fetch the pushed post again")
+		require.Equal(t, []string{ch.Posts[1], ch.Posts[0], posts[1]}, runURLs(p.lastRun(t, carol, wc.ID)),
+			"carol's first run takes posts 2 to 4; 5 came by push")
+		lib, err := p.app.Collections(ctx, carol, 100, "")
+		require.NoError(t, err)
+		require.Len(t, lib.Items, 4)
 	})
 }
 

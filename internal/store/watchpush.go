@@ -87,13 +87,14 @@ func (s *Store) WatchPushGroup(ctx context.Context, sourceID uuid.UUID, groupKey
 	return out, wrap(s.d, "list pushed post parts", err)
 }
 
-// WatchPushedURLs lists the links of the source's pushed posts, at most
-// limit, newest first: the pull does not read them again.
+// WatchPushedURLs lists the links of the source's pushed posts that were
+// archived, at most limit, newest first: the pull does not read them
+// again (one still pending, or whose job gave up, it archives itself).
 func (s *Store) WatchPushedURLs(ctx context.Context, sourceID uuid.UUID, limit int) ([]string, error) {
 	var out []string
 	err := s.view(ctx, func(q querier) error {
-		rows, err := q.QueryContext(ctx, `SELECT url FROM watch_pushes WHERE source_id = $1 ORDER BY received_at DESC, message_id DESC
-			LIMIT $2`, sourceID, limit)
+		rows, err := q.QueryContext(ctx, `SELECT url FROM watch_pushes WHERE source_id = $1 AND state = $3
+			ORDER BY received_at DESC, message_id DESC LIMIT $2`, sourceID, limit, WatchPushDone)
 		if err != nil {
 			return err
 		}
