@@ -417,6 +417,9 @@ func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolve
 			}
 			posts = append(posts, store.WatchRunPost{SubmissionID: sub.ID, CaptureID: sub.CaptureID, CollectionID: sub.CollectionID, URL: u})
 		}
+		if pushed && len(posts) == 0 {
+			return nil // given already, by another part's job or a pull
+		}
 		delivery := store.WatchDeliveryNone
 		if len(posts) > 0 && cur.Notify != NotifyNone {
 			delivery = store.WatchDeliveryPending

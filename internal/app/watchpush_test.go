@@ -98,3 +98,54 @@ func TestPushedPostsAreChecked(t *testing.T) {
 		require.ErrorContains(t, err, "a channel post needs its message_id")
 	})
 }
+
+// An album's parts, pushed apart, are one post, archived once no part came
+// for the quiet time; parts stored while no process works are archived by
+// the next one (a crash loses nothing).
+func TestPushedAlbumAfterAQuietTimeAndARestart(t *testing.T) {
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		ctx := context.Background()
+		ch := p.tme.AddChannel("harbour_album", 3, 20)
+		alice := p.tenant(t, "alice", nil)
+		w, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: ch.URL, Notify: app.NotifyNone})
+		require.NoError(t, err)
+		p.tick(t, 0, 1)
+		hello, err := p.app.ChannelHello(ctx, app.ChannelInstance{Kind: "telegram", ExternalID: "7000001", Name: "monitor_test_bot"})
+		require.NoError(t, err)
+		_, err = p.app.ChannelPollLease(ctx, app.ChannelPollLeaseRequest{ChannelID: hello.ChannelID, Owner: "poller"})
+		require.NoError(t, err)
+		push := func(updateID, messageID int64) {
+			t.Helper()
+			_, err := p.app.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: hello.ChannelID, Owner: "poller",
+				NextOffset: updateID + 1, Updates: []app.ChannelUpdate{{UpdateID: updateID, Kind: app.ChannelUpdatePost, ChatID: -1009005,
+					ChatType: "channel", ChatUsername: "harbour_album", MessageID: messageID, MediaGroupID: "13960000005"}}})
+			require.NoError(t, err)
+		}
+		parts := p.tme.GrowChannelAlbum("harbour_album", 3) // 4, 5, 6
+
+		// The process stops with two parts stored.
+		stop, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		require.NoError(t, p.q.Stop(stop))
+		push(1, 4)
+		push(2, 5)
+		p.start(t)
+		done := testcore.JobDone(t, p.q, queue.WatchPushArgs{}.Kind())
+		time.Sleep(app.WatchPushQuiet / 2)
+		push(3, 6)
+		last := p.clock.Now()
+		done()
+		runs, err := p.app.WatchRuns(ctx, alice, w.ID, 10)
+		require.NoError(t, err)
+		require.Equal(t, []string{parts[0]}, runURLs(runs[0]), "the album is its first message")
+		require.GreaterOrEqual(t, runs[0].StartedAt.Sub(last), app.WatchPushQuiet, "archived once no part came for the quiet time")
+		c := p.wait(t, alice, runs[0].Posts[0].CaptureID)
+		require.Equal(t, app.StateComplete, c.State)
+		got, err := p.app.Collection(ctx, alice, runs[0].Posts[0].CollectionID)
+		require.NoError(t, err)
+		require.Len(t, got.Media, 3, "one collection with the album's three photos")
+		lib, err := p.app.Collections(ctx, alice, 100, "")
+		require.NoError(t, err)
+		require.Len(t, lib.Items, 1)
+	})
+}
