@@ -116,8 +116,18 @@ func TestAPushedPostIsArchivedOnceForEveryWatcher(t *testing.T) {
 	// A post the pull finds that did not come by push is still archived.
 	next := w.tme.GrowChannel("harbour_news", 1)[0]
 	w.runWatches(16 * time.Minute)
+	for _, v := range ws {
+		runs, err := w.core.App().WatchRuns(context.Background(), *v.TenantID, v.ID, 1)
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+		require.Len(t, runs[0].Posts, 1, "the pull's run: %+v", runs[0])
+		require.Equal(t, next, runs[0].Posts[0].URL)
+		w.core.WaitEnded(t, runs[0].Posts[0].CaptureID)
+		c, err := w.core.App().Capture(context.Background(), *v.TenantID, runs[0].Posts[0].CaptureID)
+		require.NoError(t, err)
+		require.Equal(t, app.StateComplete, c.State, c.Error)
+	}
 	for _, tenant := range tenants {
-		require.Eventually(t, func() bool { return len(w.savedURLs(tenant)) == 2 }, 60*time.Second, 20*time.Millisecond)
 		require.Equal(t, []string{next, post}, w.savedURLs(tenant))
 	}
 }
