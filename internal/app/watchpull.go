@@ -162,7 +162,8 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource, backTo time
 	}
 	out := sourceRead{published: map[string]time.Time{}}
 	cursor := ""
-	met := false // a seen post: what is older is known
+	met := false            // a seen post: what is older is known
+	back := backTo.IsZero() // a post from before backTo, or none asked
 	for page := 0; page < maxWatchPages; page++ {
 		resp, err := a.adapters.Fetch(ctx, src.AdapterID, &adapterv1.FetchRequest{
 			ProviderId: src.Provider,
@@ -175,12 +176,11 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource, backTo time
 			if page > 0 {
 				// What was read is kept; the rest waits for the next run.
 				out.gap = !met
-				out.backGap = !backTo.IsZero()
+				out.backGap = !back
 				return out, nil
 			}
 			return sourceRead{}, err
 		}
-		reachedBack := backTo.IsZero()
 		for _, rt := range resp.GetRelatedTargets() {
 			u := rt.GetUrl()
 			if page == 0 {
@@ -192,10 +192,10 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource, backTo time
 			if at := rt.GetPublishedAt(); at != nil && at.IsValid() {
 				out.published[u] = at.AsTime().UTC()
 				if at.AsTime().Before(backTo) {
-					reachedBack = true
+					back = true
 				}
 			} else {
-				reachedBack = true // no dates: the newest page is all it takes
+				back = true // no dates: the newest page is all it takes
 			}
 			if met {
 				continue
@@ -209,14 +209,14 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource, backTo time
 			}
 			out.fresh = append(out.fresh, u)
 		}
-		done := (met || !src.Baselined) && reachedBack
+		done := (met || !src.Baselined) && back
 		if done || resp.GetNextPageCursor() == "" {
 			return out, nil
 		}
 		cursor = resp.GetNextPageCursor()
 	}
 	out.gap = !met && src.Baselined
-	out.backGap = !backTo.IsZero()
+	out.backGap = !back
 	return out, nil
 }
 
@@ -276,7 +276,7 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 			continue // starts later
 		}
 		switch {
-		case w.Backfill && !w.Started:
+		case w.Backfill && !w.Started && w.SinceAt != nil:
 			wants[w.ID] = backfill(read, *w.SinceAt)
 		case !w.Started || !src.Baselined:
 			// The first run of a watch learns what is there.
@@ -319,7 +319,7 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 		}
 		want := wants[w.ID]
 		runNote := note
-		if w.Backfill && !w.Started && read.backGap {
+		if w.Backfill && !w.Started && w.SinceAt != nil && read.backGap {
 			runNote = joinNote(runNote, fmt.Sprintf("more than %d pages of posts since %s; the older ones were not archived", maxWatchPages,
 				w.SinceAt.Format("2006-01-02 15:04 MST")))
 		}
