@@ -3,6 +3,9 @@ package kit
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 )
@@ -28,6 +31,9 @@ type UpstreamPage struct {
 	Source *adapterv1.SourceResponse
 	// URLs are the page's members in the platform's order.
 	URLs []string
+	// Published is when members were published, by URL, where the page
+	// shows it; the targets carry it.
+	Published map[string]time.Time
 	// Next is the cursor of the following page; empty at the end.
 	Next string
 }
@@ -93,7 +99,11 @@ func Collect(ctx context.Context, cursor string, pageSize uint32, spent int, rea
 		}
 		spent += size
 		for _, u := range fresh {
-			out.Targets = append(out.Targets, &adapterv1.RelatedTarget{Url: u})
+			rt := &adapterv1.RelatedTarget{Url: u}
+			if at, ok := p.Published[u]; ok && !at.IsZero() {
+				rt.PublishedAt = timestamppb.New(at)
+			}
+			out.Targets = append(out.Targets, rt)
 		}
 		if p.Source != nil {
 			out.Sources = append(out.Sources, p.Source)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -161,6 +162,9 @@ func TestFetchChannelPages(t *testing.T) {
 		require.Equal(t, want.pages, f.requestCount()-before, "page %d: upstream pages", i)
 		require.Len(t, resp.GetSourceResponses(), want.pages)
 		got = append(got, targetURLs(resp)...)
+		for _, rt := range resp.GetRelatedTargets() {
+			require.Equal(t, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), rt.GetPublishedAt().AsTime(), "the page's datetime")
+		}
 		cursor = resp.GetNextPageCursor()
 		if i < 2 {
 			require.Equal(t, fmt.Sprintf("before=%d", f.posts[len(f.posts)-100*(i+1)]), cursor)

@@ -302,7 +302,15 @@ func pagePosts(ch string, resp *kit.Response, pg *page) *kit.UpstreamPage {
 		if !ok || pch != ch {
 			continue
 		}
-		out.URLs = append(out.URLs, messageURL(ch, id))
+		u := messageURL(ch, id)
+		out.URLs = append(out.URLs, u)
+		dt := own(pg.posts[i], ".tgme_widget_message_date time").First().AttrOr("datetime", "")
+		if at, err := time.Parse(time.RFC3339, strings.TrimSpace(dt)); err == nil {
+			if out.Published == nil {
+				out.Published = map[string]time.Time{}
+			}
+			out.Published[u] = at.UTC()
+		}
 		if oldest == 0 || id < oldest {
 			oldest = id
 		}

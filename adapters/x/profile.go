@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
@@ -252,7 +253,14 @@ func (a *Adapter) timelinePage(ctx context.Context, who, cursor string, want int
 		if st == nil || st.Type == "tombstone" || !canonicalID(st.ID) {
 			continue
 		}
-		p.URLs = append(p.URLs, postURL(st))
+		u := postURL(st)
+		p.URLs = append(p.URLs, u)
+		if at, ok := publishedAt(st); ok {
+			if p.Published == nil {
+				p.Published = map[string]time.Time{}
+			}
+			p.Published[u] = at
+		}
 	}
 	if tl.Cursor != nil && tl.Cursor.Bottom != nil {
 		p.Next = *tl.Cursor.Bottom

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
@@ -197,8 +198,11 @@ func TestFetchProfileTimeline(t *testing.T) {
 		require.Len(t, resp.GetRelatedTargets(), want.n, want.cursor)
 		require.Equal(t, want.next, resp.GetNextPageCursor(), want.cursor)
 		require.Len(t, resp.GetSourceResponses(), want.sources, "the profile and every timeline page, raw")
-		for _, rt := range resp.GetRelatedTargets() {
+		for j, rt := range resp.GetRelatedTargets() {
 			require.Zero(t, rt.GetRefreshAfterSeconds(), "an archived post is reused")
+			k := len(got) + j
+			require.Equal(t, time.Unix(int64(1784879920-k*60), 0).UTC(), rt.GetPublishedAt().AsTime(),
+				"post %d carries its created_timestamp", k)
 		}
 		got = append(got, urls(resp)...)
 	}

@@ -167,6 +167,7 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &snapshotWorker{app: a})
 	river.AddWorker(w, &watchTickWorker{app: a})
 	river.AddWorker(w, &watchSourceWorker{app: a})
+	river.AddWorker(w, &watchPushWorker{app: a})
 }
 
 // AttachQueue gives the business layer the queue its transactions insert

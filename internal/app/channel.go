@@ -52,6 +52,10 @@ const (
 const (
 	ChannelUpdateMessage  = "message"
 	ChannelUpdateCallback = "callback"
+	// ChannelUpdatePost is a post of a public channel (or supergroup) the
+	// bot sits in: it has no sender, and core archives it for the
+	// channel's watchers (watchpush.go) instead of answering it.
+	ChannelUpdatePost = "channel_post"
 )
 
 // Work kinds: the Kind of a ChannelWork.
@@ -117,10 +121,15 @@ type ChannelEntity struct {
 // not change.
 type ChannelUpdate struct {
 	UpdateID int64       `json:"update_id"`
-	Kind     string      `json:"kind"` // ChannelUpdateMessage or ChannelUpdateCallback
+	Kind     string      `json:"kind"` // ChannelUpdateMessage, ChannelUpdateCallback or ChannelUpdatePost
 	From     ChannelUser `json:"from"`
 	ChatID   int64       `json:"chat_id"`
 	ChatType string      `json:"chat_type"` // private, group, supergroup, channel
+	// ChatUsername is the public username of the chat a post came from
+	// (ChannelUpdatePost; "" for a private channel).
+	ChatUsername string `json:"chat_username,omitempty"`
+	// MediaGroupID is the album a post is a part of (ChannelUpdatePost).
+	MediaGroupID string `json:"media_group_id,omitempty"`
 	// MessageID is the user's message (message) or the bot's message whose
 	// button was pressed (callback).
 	MessageID int64 `json:"message_id"`

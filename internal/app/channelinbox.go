@@ -103,7 +103,11 @@ func (a *App) ChannelAcceptUpdates(ctx context.Context, req ChannelUpdatesReques
 	}
 	stored := 0
 	for _, u := range req.Updates {
-		created, err := a.storeUpdate(ctx, ch, u)
+		keep := a.storeUpdate
+		if u.Kind == ChannelUpdatePost {
+			keep = a.storeChannelPost
+		}
+		created, err := keep(ctx, ch, u)
 		if err != nil {
 			return ChannelUpdatesReply{}, err
 		}
@@ -128,8 +132,16 @@ func (a *App) ChannelAcceptUpdates(ctx context.Context, req ChannelUpdatesReques
 
 func checkUpdate(u ChannelUpdate) error {
 	switch {
-	case u.Kind != ChannelUpdateMessage && u.Kind != ChannelUpdateCallback:
-		return fmt.Errorf("kind must be %q or %q", ChannelUpdateMessage, ChannelUpdateCallback)
+	case u.Kind != ChannelUpdateMessage && u.Kind != ChannelUpdateCallback && u.Kind != ChannelUpdatePost:
+		return fmt.Errorf("kind must be %q, %q or %q", ChannelUpdateMessage, ChannelUpdateCallback, ChannelUpdatePost)
+	case u.Kind == ChannelUpdatePost && u.MessageID <= 0:
+		return errors.New("a channel post needs its message_id")
+	case u.Kind == ChannelUpdatePost && len(u.ChatUsername) > 64:
+		return errors.New("chat_username must be at most 64 characters")
+	case u.Kind == ChannelUpdatePost && len(u.MediaGroupID) > 64:
+		return errors.New("media_group_id must be at most 64 characters")
+	case u.Kind == ChannelUpdatePost:
+		return nil // a post has no sender
 	case u.From.ID == 0:
 		return errors.New("from.id is required: updates without a sender are not handled")
 	case u.UpdateID < 0:

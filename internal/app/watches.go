@@ -420,13 +420,10 @@ func (a *App) DeleteWatch(ctx context.Context, tenantID, id uuid.UUID) error {
 		if err != nil {
 			return err
 		}
+		// The delete counts one watcher less on the source (a trigger, so
+		// a tenant's delete does too).
 		if _, err := tx.WatchDelete(ctx, tenantID, id); err != nil {
 			return err
-		}
-		if w.State != store.WatchRejected {
-			if err := tx.WatchSourceRelease(ctx, w.SourceID); err != nil {
-				return err
-			}
 		}
 		return audit(ctx, tx, "tenant:"+tenantID.String(), "watch.delete", id.String(), map[string]any{"url": w.URL}, nil)
 	})

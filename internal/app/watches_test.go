@@ -12,6 +12,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/queue"
+	"github.com/monitorhq/monitor/internal/testkit"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
@@ -337,17 +338,20 @@ func TestWatchSince(t *testing.T) {
 		ctx := context.Background()
 		tl := p.fx.AddTimeline(watchHandle, watchID, 30, 20)
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
-		// A date in the past: the posts the newest page lists now as well.
-		wa, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: tl.ProfileURL, Since: "2020-01-01"})
+		// A date in the past: the posts published after it, read back over
+		// two pages of the timeline (post k was published at
+		// SyntheticTime(k)).
+		since := testkit.SyntheticTime(5).Add(-30 * time.Minute)
+		wa, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: tl.ProfileURL, Since: since.Format(time.RFC3339)})
 		require.NoError(t, err)
-		require.Equal(t, time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), *wa.Since)
+		require.Equal(t, since, *wa.Since)
 		// A later date: nothing until then.
 		later := p.clock.Now().Add(2 * time.Hour).UTC().Truncate(time.Second)
 		wb, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: bob, URL: tl.ProfileURL, Since: later.Format(time.RFC3339)})
 		require.NoError(t, err)
 		p.tick(t, 0, 1)
 		backfill := p.lastRun(t, alice, wa.ID)
-		require.Equal(t, oldestFirst(tl.Posts[:20]), runURLs(backfill))
+		require.Equal(t, oldestFirst(tl.Posts[:26]), runURLs(backfill), "posts 5 to 30, oldest first")
 		runs, err := p.app.WatchRuns(ctx, bob, wb.ID, 10)
 		require.NoError(t, err)
 		require.Empty(t, runs, "bob's watch starts later")
@@ -367,6 +371,29 @@ func TestWatchSince(t *testing.T) {
 		lib, err := p.app.Collections(ctx, bob, 100, "")
 		require.NoError(t, err)
 		require.Len(t, lib.Items, 2, "only what appeared after bob's date")
+	})
+}
+
+// The same on Telegram, whose channel pages date each post; a date of
+// "now" (or none) keeps the first run to learning what is there.
+func TestWatchSinceOnTelegram(t *testing.T) {
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		ctx := context.Background()
+		ch := p.tme.AddChannel("since_demo", 30, 20)
+		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
+		since := testkit.SyntheticTime(25).Add(-30 * time.Minute)
+		wa, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: ch.URL, Since: since.Format(time.RFC3339)})
+		require.NoError(t, err)
+		wb, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: bob, URL: ch.URL, Since: "now"})
+		require.NoError(t, err)
+		p.tick(t, 0, 1)
+		require.Equal(t, oldestFirst(ch.Posts[:6]), runURLs(p.lastRun(t, alice, wa.ID)), "posts 25 to 30, oldest first")
+		require.Empty(t, p.lastRun(t, bob, wb.ID).Posts, "since now: the first run archives nothing")
+
+		fresh := p.tme.GrowChannel("since_demo", 1)
+		p.tick(t, 15*time.Minute, 1)
+		require.Equal(t, fresh, runURLs(p.lastRun(t, alice, wa.ID)))
+		require.Equal(t, fresh, runURLs(p.lastRun(t, bob, wb.ID)))
 	})
 }
 

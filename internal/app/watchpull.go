@@ -131,17 +131,39 @@ type sourceRead struct {
 	fresh []string
 	// gap: the run read maxWatchPages without meeting a seen post.
 	gap bool
+	// listed are every link read, newest first, and published when each
+	// was published, where the adapter said (a watch that starts at a
+	// past date takes those after it).
+	listed    []string
+	published map[string]time.Time
+	// backGap: the run read maxWatchPages and still found posts after
+	// the backfill date.
+	backGap bool
 }
 
 // readSource reads a source's newest pages until it meets a post it has
-// seen: one adapter Fetch per page, outside any transaction.
-func (a *App) readSource(ctx context.Context, src store.WatchSource) (sourceRead, error) {
+// seen, and, when backTo is set, on until a post published before backTo:
+// one adapter Fetch per page, outside any transaction, at most
+// maxWatchPages.
+func (a *App) readSource(ctx context.Context, src store.WatchSource, backTo time.Time) (sourceRead, error) {
 	seen := make(map[string]bool, len(src.Seen))
 	for _, u := range src.Seen {
 		seen[u] = true
 	}
-	var out sourceRead
+	// Posts that came by push are archived already: skipped, but not a
+	// place to stop, since older posts may not have come that way.
+	pushedURLs, err := a.store.WatchPushedURLs(ctx, src.ID, watchSeenKeep)
+	if err != nil {
+		return sourceRead{}, err
+	}
+	pushed := make(map[string]bool, len(pushedURLs))
+	for _, u := range pushedURLs {
+		pushed[u] = true
+	}
+	out := sourceRead{published: map[string]time.Time{}}
 	cursor := ""
+	met := false            // a seen post: what is older is known
+	back := backTo.IsZero() // a post from before backTo, or none asked
 	for page := 0; page < maxWatchPages; page++ {
 		resp, err := a.adapters.Fetch(ctx, src.AdapterID, &adapterv1.FetchRequest{
 			ProviderId: src.Provider,
@@ -153,31 +175,48 @@ func (a *App) readSource(ctx context.Context, src store.WatchSource) (sourceRead
 		if err != nil {
 			if page > 0 {
 				// What was read is kept; the rest waits for the next run.
-				out.gap = true
+				out.gap = !met
+				out.backGap = !back
 				return out, nil
 			}
 			return sourceRead{}, err
 		}
-		met := false
 		for _, rt := range resp.GetRelatedTargets() {
 			u := rt.GetUrl()
 			if page == 0 {
 				out.first = append(out.first, u)
 			}
+			if !slices.Contains(out.listed, u) {
+				out.listed = append(out.listed, u)
+			}
+			if at := rt.GetPublishedAt(); at != nil && at.IsValid() {
+				out.published[u] = at.AsTime().UTC()
+				if at.AsTime().Before(backTo) {
+					back = true
+				}
+			} else {
+				back = true // no dates: the newest page is all it takes
+			}
+			if met {
+				continue
+			}
 			if seen[u] {
 				met = true
-				break
+				continue
 			}
-			if !slices.Contains(out.fresh, u) {
-				out.fresh = append(out.fresh, u)
+			if pushed[u] || slices.Contains(out.fresh, u) {
+				continue
 			}
+			out.fresh = append(out.fresh, u)
 		}
-		if met || !src.Baselined || resp.GetNextPageCursor() == "" {
+		done := (met || !src.Baselined) && back
+		if done || resp.GetNextPageCursor() == "" {
 			return out, nil
 		}
 		cursor = resp.GetNextPageCursor()
 	}
-	out.gap = true
+	out.gap = !met && src.Baselined
+	out.backGap = !back
 	return out, nil
 }
 
@@ -215,7 +254,14 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 		// Only pending or paused watches: look again later.
 		return end(src.Seen, src.Baselined, src.Failures, src.LastError, started.Add(interval))
 	}
-	read, err := a.readSource(ctx, src)
+	// A watch that starts at a past date reads back to it on its first run.
+	var backTo time.Time
+	for _, w := range watchers {
+		if w.Backfill && !w.Started && w.SinceAt != nil && (backTo.IsZero() || w.SinceAt.Before(backTo)) {
+			backTo = *w.SinceAt
+		}
+	}
+	read, err := a.readSource(ctx, src, backTo)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -223,11 +269,28 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 		return a.watchFailed(ctx, src, owner, watchers, interval, started, err)
 	}
 
+	// What each watcher gets, newest first.
+	wants := make(map[uuid.UUID][]string, len(watchers))
+	for _, w := range watchers {
+		if w.SinceAt != nil && w.SinceAt.After(started) {
+			continue // starts later
+		}
+		switch {
+		case w.Backfill && !w.Started && w.SinceAt != nil:
+			wants[w.ID] = backfill(read, *w.SinceAt)
+		case !w.Started || !src.Baselined:
+			// The first run of a watch learns what is there.
+		default:
+			wants[w.ID] = read.fresh
+		}
+	}
 	// Resolve each link once, outside the transactions.
-	links := read.fresh
-	for _, u := range read.first {
-		if !slices.Contains(links, u) {
-			links = append(links, u)
+	var links []string
+	for _, want := range wants {
+		for _, u := range want {
+			if !slices.Contains(links, u) {
+				links = append(links, u)
+			}
 		}
 	}
 	resolved := map[string]adapterapi.Resolved{}
@@ -254,19 +317,11 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 		if w.SinceAt != nil && w.SinceAt.After(started) {
 			continue // starts later
 		}
-		var want []string
-		switch {
-		case w.Backfill && !w.Started:
-			want = append(want, read.first...)
-			for _, u := range read.fresh {
-				if !slices.Contains(want, u) {
-					want = append(want, u)
-				}
-			}
-		case !w.Started || !src.Baselined:
-			// The first run of a watch learns what is there.
-		default:
-			want = read.fresh
+		want := wants[w.ID]
+		runNote := note
+		if w.Backfill && !w.Started && w.SinceAt != nil && read.backGap {
+			runNote = joinNote(runNote, fmt.Sprintf("more than %d pages of posts since %s; the older ones were not archived", maxWatchPages,
+				w.SinceAt.Format("2006-01-02 15:04 MST")))
 		}
 		// Oldest first.
 		ordered := make([]string, 0, len(want))
@@ -275,17 +330,15 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 				ordered = append(ordered, want[i])
 			}
 		}
-		if err := a.fanOut(ctx, w, ordered, resolved, started, note); err != nil {
+		if err := a.fanOut(ctx, w, ordered, resolved, started, runNote, false); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			a.log.WarnContext(ctx, "watch run could not give posts to a watcher", slog.String("watch", w.ID.String()), slog.Any("err", err))
 		}
 	}
-	seen := append(append([]string{}, read.fresh...), src.Seen...)
-	if !src.Baselined {
-		seen = append(append([]string{}, read.first...), src.Seen...)
-	}
+	// The newest page is known now, pushed posts on it too.
+	seen := append(append(append([]string{}, read.fresh...), read.first...), src.Seen...)
 	seen = slices.Compact(dedupe(seen))
 	if len(seen) > watchSeenKeep {
 		seen = seen[:watchSeenKeep]
@@ -304,11 +357,27 @@ func (a *App) runWatchSource(ctx context.Context, sourceID uuid.UUID, owner stri
 	return end(seen, true, 0, "", nextWatchRun(started, interval))
 }
 
+// backfill is what a watch that starts at since takes on its first run:
+// the posts read that were published after since, newest first. Posts
+// whose date the adapter did not give count when they are on the newest
+// page.
+func backfill(read sourceRead, since time.Time) []string {
+	var out []string
+	for _, u := range read.listed {
+		at, dated := read.published[u]
+		if dated && at.After(since) || !dated && slices.Contains(read.first, u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // fanOut gives one watcher the posts of a run, in order, in its tenant:
 // one automatic capture each (charged to the tenant as any save), and the
-// run's record.
+// run's record. pushed: the posts came by push, which is no run of the
+// watch (its last run, error and first run stay as they were).
 func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolved map[string]adapterapi.Resolved, started time.Time,
-	note string) error {
+	note string, pushed bool) error {
 	ctx = store.WithTenant(ctx, w.TenantID)
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.TenantLock(ctx, w.TenantID); err != nil {
@@ -348,6 +417,9 @@ func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolve
 			}
 			posts = append(posts, store.WatchRunPost{SubmissionID: sub.ID, CaptureID: sub.CaptureID, CollectionID: sub.CollectionID, URL: u})
 		}
+		if pushed && len(posts) == 0 {
+			return nil // given already, by another part's job or a pull
+		}
 		delivery := store.WatchDeliveryNone
 		if len(posts) > 0 && cur.Notify != NotifyNone {
 			delivery = store.WatchDeliveryPending
@@ -359,6 +431,9 @@ func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolve
 		}
 		if _, err := tx.WatchRunInsert(ctx, run); err != nil {
 			return err
+		}
+		if pushed {
+			return tx.WatchPushedFor(ctx, w.TenantID, w.ID, len(posts))
 		}
 		return tx.WatchRanFor(ctx, w.TenantID, w.ID, len(posts), errText)
 	})

@@ -29,6 +29,10 @@
 //     a tenant and queues one "update" work item; once all are stored it
 //     advances the offset. Only then does the channel poll again, so an
 //     update is never confirmed to the platform before it is stored.
+//     A post of a public channel the bot is an admin of (UpdatePost) has
+//     no sender and is not answered: core keeps it, with the job that
+//     archives it for the channel's watchers, in one transaction, and
+//     ignores the posts of channels no one watches.
 //  4. Every process claims work (Claim), renews leases every 25 s (a lease
 //     expires after 90 s and the work goes back to the pool), calls the
 //     actions the work needs, reports progress, and ends the work with
@@ -151,6 +155,11 @@ type WatchNotice struct {
 const (
 	UpdateMessage  = "message"
 	UpdateCallback = "callback"
+	// UpdatePost is a post of a public channel the bot is an admin of (or
+	// a message of a public supergroup it reads with privacy off): no
+	// sender, no answer; core archives it for the channel's watchers.
+	// ChatUsername names the channel, MediaGroupID the album of a part.
+	UpdatePost = "channel_post"
 )
 
 // Error codes: the Code of an Error answer. Message is written for the
@@ -232,10 +241,15 @@ type Entity struct {
 // Update is one normalized platform update the channel decided to handle.
 type Update struct {
 	UpdateID int64  `json:"update_id"`
-	Kind     string `json:"kind"` // UpdateMessage or UpdateCallback
+	Kind     string `json:"kind"` // UpdateMessage, UpdateCallback or UpdatePost
 	From     User   `json:"from"`
 	ChatID   int64  `json:"chat_id"`
 	ChatType string `json:"chat_type"` // private, group, supergroup, channel
+	// ChatUsername is the public username of the chat a post came from
+	// (UpdatePost).
+	ChatUsername string `json:"chat_username,omitempty"`
+	// MediaGroupID is the album a post is a part of (UpdatePost).
+	MediaGroupID string `json:"media_group_id,omitempty"`
 	// MessageID is the user's message (message) or the bot's message whose
 	// button was pressed (callback).
 	MessageID int64 `json:"message_id"`

@@ -41,8 +41,8 @@ func updateOf(u channelapi.Update) app.ChannelUpdate {
 		es = append(es, app.ChannelEntity(e))
 	}
 	return app.ChannelUpdate{UpdateID: u.UpdateID, Kind: u.Kind, From: app.ChannelUser(u.From), ChatID: u.ChatID,
-		ChatType: u.ChatType, MessageID: u.MessageID, Text: u.Text, Entities: es, ReplyToMessageID: u.ReplyToMessageID,
-		CallbackID: u.CallbackID, CallbackData: u.CallbackData}
+		ChatType: u.ChatType, ChatUsername: u.ChatUsername, MediaGroupID: u.MediaGroupID, MessageID: u.MessageID, Text: u.Text,
+		Entities: es, ReplyToMessageID: u.ReplyToMessageID, CallbackID: u.CallbackID, CallbackData: u.CallbackData}
 }
 
 // wireUpdate is a stored update as a claimed item carries it.
@@ -52,8 +52,8 @@ func wireUpdate(u app.ChannelUpdate) channelapi.Update {
 		es = append(es, channelapi.Entity(e))
 	}
 	return channelapi.Update{UpdateID: u.UpdateID, Kind: u.Kind, From: channelapi.User(u.From), ChatID: u.ChatID,
-		ChatType: u.ChatType, MessageID: u.MessageID, Text: u.Text, Entities: es, ReplyToMessageID: u.ReplyToMessageID,
-		CallbackID: u.CallbackID, CallbackData: u.CallbackData}
+		ChatType: u.ChatType, ChatUsername: u.ChatUsername, MediaGroupID: u.MediaGroupID, MessageID: u.MessageID, Text: u.Text,
+		Entities: es, ReplyToMessageID: u.ReplyToMessageID, CallbackID: u.CallbackID, CallbackData: u.CallbackData}
 }
 
 func claimRequest(r channelapi.ClaimRequest) app.ChannelClaimRequest {

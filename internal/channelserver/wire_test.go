@@ -21,6 +21,7 @@ func TestWireAndAppAgreeOnTheProtocolsWords(t *testing.T) {
 	require.Equal(t, channelapi.WorkProgress, app.ChannelWorkProgress)
 	require.Equal(t, channelapi.UpdateMessage, app.ChannelUpdateMessage)
 	require.Equal(t, channelapi.UpdateCallback, app.ChannelUpdateCallback)
+	require.Equal(t, channelapi.UpdatePost, app.ChannelUpdatePost)
 	require.Equal(t, channelapi.DeliveryPending, app.DeliveryPending)
 	require.Equal(t, channelapi.DeliveryReady, app.DeliveryReady)
 	require.Equal(t, channelapi.DeliveryFailed, app.DeliveryFailed)

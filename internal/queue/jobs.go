@@ -219,6 +219,24 @@ func (WatchSourceArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// WatchPushArgs asks the control worker to archive a post the bot
+// received from a watched channel for every active watcher, once the
+// album it belongs to is complete (GroupKey gathers the parts). Each part
+// of an album inserts one; the first to find the album quiet archives it,
+// the others find nothing left to do.
+type WatchPushArgs struct {
+	SourceID uuid.UUID `json:"source_id"`
+	GroupKey string    `json:"group_key"`
+}
+
+// Kind is the job kind stored in River.
+func (WatchPushArgs) Kind() string { return "watch_push" }
+
+// InsertOpts puts pushed posts on the control queue.
+func (WatchPushArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: 10}
+}
+
 // Schedule lists the jobs River inserts on a schedule, for Queue.AddPeriodic.
 // Only the elected leader among the processes inserts them, so each runs
 // once per period however many replicas serve. Their workers must be

@@ -302,7 +302,17 @@ func (tx *Tx) WatchRanFor(ctx context.Context, tenantID, id uuid.UUID, n int, er
 	return wrap(tx.d, "record watch run", err)
 }
 
-// WatchDelete removes the tenant's watch and its runs.
+// WatchPushedFor counts n more posts on the watch that came by push; it is
+// not a run, so the watch's last run, error and start stay.
+func (tx *Tx) WatchPushedFor(ctx context.Context, tenantID, id uuid.UUID, n int) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE watches SET new_posts = new_posts + $3, updated_at = $4 WHERE id = $1 AND tenant_id = $2`,
+		id, tenantID, n, tx.now())
+	return wrap(tx.d, "record pushed posts", err)
+}
+
+// WatchDelete removes the tenant's watch and its runs. Its source counts
+// one watcher less unless the watch was rejected (a trigger of migration
+// 0016/0018, which also counts the watches a deleted tenant takes along).
 func (tx *Tx) WatchDelete(ctx context.Context, tenantID, id uuid.UUID) (Watch, error) {
 	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM watch_runs WHERE watch_id = $1 AND tenant_id = $2`, id, tenantID); err != nil {
 		return Watch{}, wrap(tx.d, "delete watch runs", err)

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -235,6 +236,9 @@ type BotAPI struct {
 	commands    map[string][]BotCommand // by language_code
 	callbacks   map[string]bool
 	callbackSeq int
+	// allowed is the last non-empty allowed_updates of getUpdates (nil:
+	// every kind), which Telegram keeps until it is changed.
+	allowed []string
 }
 
 // NewBotAPI starts a fake Bot API for the test, for a bot with id 7000001
@@ -350,6 +354,60 @@ func (f *BotAPI) PushCallback(chatID int64, from BotUser, messageID int64, data 
 		ChatInstance: strconv.FormatInt(chatID*7, 10), Data: data,
 	}
 	return f.queueLocked(tgUpdate{CallbackQuery: cb}), callbackID
+}
+
+// BotChannel is a channel (or, with Type "supergroup", a public group)
+// the bot is an admin of. Username "" is a private channel.
+type BotChannel struct {
+	ID       int64 // negative, -100…
+	Type     string
+	Title    string
+	Username string
+}
+
+// ChannelPost is a post to push from a BotChannel: text, or a photo with
+// a caption; MediaGroupID makes it a part of an album.
+type ChannelPost struct {
+	MessageID    int64
+	Text         string
+	Photo        bool
+	Caption      string
+	MediaGroupID string
+}
+
+// PushChannelPost queues a post of a channel the bot is an admin of, in
+// the Bot API's shape: a channel_post update whose message has the chat
+// (id, type "channel", title, username), the channel as sender_chat, its
+// message_id and date, text or caption and photo sizes, and the album's
+// media_group_id. A supergroup's post comes as a message from a person.
+func (f *BotAPI) PushChannelPost(ch BotChannel, p ChannelPost) PushedMessage {
+	if ch.ID >= 0 || p.MessageID <= 0 {
+		f.t.Fatalf("testkit: a channel post needs a negative chat id and a message id, got %d and %d", ch.ID, p.MessageID)
+	}
+	if ch.Type == "" {
+		ch.Type = "channel"
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	chat := tgChat{ID: ch.ID, Type: ch.Type, Title: ch.Title, Username: ch.Username}
+	msg := tgMessage{MessageID: p.MessageID, Chat: chat, Date: time.Now().Unix(), MediaGroupID: p.MediaGroupID}
+	if p.Photo {
+		msg.Caption = p.Caption
+		msg.CaptionEntities = detectEntities(p.Caption)
+		sum := sha256.Sum256([]byte(fmt.Sprintf("%d/%d", ch.ID, p.MessageID)))
+		msg.Photo = f.photoSizesLocked(int64(len(p.Caption)+1000), hex.EncodeToString(sum[:]))
+	} else {
+		msg.Text = p.Text
+		msg.Entities = detectEntities(p.Text)
+	}
+	u := tgUpdate{ChannelPost: &msg}
+	if ch.Type == "channel" {
+		msg.SenderChat = &chat
+	} else {
+		msg.From = fromUser(BotUser{ID: 555000111, FirstName: "Poster"})
+		u = tgUpdate{Message: &msg}
+	}
+	return PushedMessage{UpdateID: f.queueLocked(u), ChatID: ch.ID, MessageID: p.MessageID}
 }
 
 // PushRaw queues an update given as JSON (without update_id, which the
@@ -1090,6 +1148,22 @@ func (f *BotAPI) getUpdates(w http.ResponseWriter, r *http.Request, req *botRequ
 			f.updates = kept
 			f.offset = max(f.offset, offset)
 		}
+		if raw := req.fields["allowed_updates"]; raw != "" {
+			var kinds []string
+			if json.Unmarshal([]byte(raw), &kinds) == nil && len(kinds) > 0 {
+				f.allowed = kinds
+			}
+		}
+		if f.allowed != nil {
+			// Telegram never sends the kinds the bot did not ask for.
+			kept := f.updates[:0]
+			for _, u := range f.updates {
+				if slices.Contains(f.allowed, u.kind()) {
+					kept = append(kept, u)
+				}
+			}
+			f.updates = kept
+		}
 		if n := min(int(limit), len(f.updates)); n > 0 || !time.Now().Before(deadline) {
 			out := make([]json.RawMessage, 0, n)
 			for _, u := range f.updates[:n] {
@@ -1241,6 +1315,7 @@ type tgChat struct {
 	ID        int64  `json:"id"`
 	Type      string `json:"type"`
 	Title     string `json:"title,omitempty"`
+	Username  string `json:"username,omitempty"`
 	FirstName string `json:"first_name,omitempty"`
 }
 
@@ -1288,6 +1363,7 @@ func toTgEntities(es []BotEntity) []tgEntity {
 type tgMessage struct {
 	MessageID       int64           `json:"message_id"`
 	From            *tgUser         `json:"from,omitempty"`
+	SenderChat      *tgChat         `json:"sender_chat,omitempty"`
 	Chat            tgChat          `json:"chat"`
 	Date            int64           `json:"date"`
 	MediaGroupID    string          `json:"media_group_id,omitempty"`
@@ -1316,8 +1392,29 @@ type tgCallback struct {
 type tgUpdate struct {
 	UpdateID      int64       `json:"update_id"`
 	Message       *tgMessage  `json:"message,omitempty"`
+	ChannelPost   *tgMessage  `json:"channel_post,omitempty"`
 	CallbackQuery *tgCallback `json:"callback_query,omitempty"`
 	raw           json.RawMessage
+}
+
+// kind is the update's kind as allowed_updates names it.
+func (u tgUpdate) kind() string {
+	switch {
+	case u.Message != nil:
+		return "message"
+	case u.ChannelPost != nil:
+		return "channel_post"
+	case u.CallbackQuery != nil:
+		return "callback_query"
+	}
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(u.raw, &m)
+	for k := range m {
+		if k != "update_id" {
+			return k
+		}
+	}
+	return ""
 }
 
 func (u tgUpdate) encode() json.RawMessage {

@@ -336,3 +336,41 @@ func TestBotAPIUnknownMethod(t *testing.T) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
+
+// A channel post comes in the Bot API's shape, and only to a bot that
+// asks for channel_post updates (Telegram keeps the last list it was
+// given).
+func TestBotAPIChannelPostsAndAllowedUpdates(t *testing.T) {
+	t.Parallel()
+	f := testkit.NewBotAPI(t)
+	ch := testkit.BotChannel{ID: -1009001, Title: "Harbour News", Username: "harbour_news"}
+	f.PushChannelPost(ch, testkit.ChannelPost{MessageID: 41, Photo: true, Caption: "fog", MediaGroupID: "1396"})
+	body, _ := json.Marshal(map[string]any{"timeout": 0, "allowed_updates": []string{"channel_post"}})
+	ok, res, _ := rawCall(t, f, "getUpdates", "application/json", body)
+	require.True(t, ok)
+	var ups []models.Update
+	require.NoError(t, json.Unmarshal(res, &ups))
+	require.Len(t, ups, 1)
+	p := ups[0].ChannelPost
+	require.NotNil(t, p)
+	require.Equal(t, models.Chat{ID: -1009001, Type: models.ChatTypeChannel, Title: "Harbour News", Username: "harbour_news"}, p.Chat)
+	require.Equal(t, p.Chat, *p.SenderChat)
+	require.Nil(t, p.From, "a channel post has no sender")
+	require.Equal(t, 41, p.ID)
+	require.Equal(t, "1396", p.MediaGroupID)
+	require.Equal(t, "fog", p.Caption)
+	require.NotEmpty(t, p.Photo)
+	require.NotZero(t, p.Date)
+
+	// Without channel_post in the list, a post never arrives.
+	body, _ = json.Marshal(map[string]any{"timeout": 0, "offset": ups[0].ID + 1, "allowed_updates": []string{"message"}})
+	f.PushChannelPost(ch, testkit.ChannelPost{MessageID: 42, Text: "high tide"})
+	f.PushPrivateMessage(testkit.BotUser{ID: 7, FirstName: "Ada"}, "hi")
+	ok, res, _ = rawCall(t, f, "getUpdates", "application/json", body)
+	require.True(t, ok)
+	ups = nil
+	require.NoError(t, json.Unmarshal(res, &ups))
+	require.Len(t, ups, 1)
+	require.NotNil(t, ups[0].Message)
+	require.Equal(t, "hi", ups[0].Message.Text)
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Timeline is a synthetic profile the fake serves with its posts: the
@@ -96,12 +97,22 @@ func (f *FxTwitter) timelinePost(ft *fxTimeline, k int) map[string]any {
 		p.Photos, p.NoAvatar = 0, true
 	}
 	doc := f.syntheticDoc(p)
+	st := doc["status"].(map[string]any)
+	at := SyntheticTime(k)
+	st["created_at"], st["created_timestamp"] = at.Format(time.RubyDate), at.Unix()
 	b, err := json.Marshal(doc)
 	if err != nil {
 		f.t.Fatalf("testkit: synthetic post: %v", err)
 	}
 	f.SetOverride("/2/status/"+p.ID, 200, "application/json", b)
-	return doc["status"].(map[string]any)
+	return st
+}
+
+// SyntheticTime is when post number k (from 1, oldest first) of a
+// synthetic timeline or channel was published: an hour after the one
+// before, from 2026-01-01 01:00 UTC.
+func SyntheticTime(k int) time.Time {
+	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * time.Hour)
 }
 
 // GrowTimeline publishes n new posts on top of handle's synthetic

@@ -212,6 +212,36 @@ func TestNormalizeDropsWhatIsNotOurs(t *testing.T) {
 		ChatID: -100, ChatType: "supergroup", MessageID: 20, CallbackID: "cb1", CallbackData: "v:1"}, n)
 }
 
+// Posts of public channels, and unaddressed messages of public
+// supergroups, go to core as posts for their watchers, album id and all;
+// a private channel's posts do not.
+func TestNormalizeChannelPosts(t *testing.T) {
+	t.Parallel()
+	me := botIdentity{ID: 7000001, Username: testBot}
+	alice := &models.User{ID: 42, FirstName: "Alice"}
+	channel := models.Chat{ID: -1001234, Type: models.ChatTypeChannel, Title: "Harbour", Username: "Harbour_News"}
+
+	n, ok := normalize(&models.Update{ID: 30, ChannelPost: &models.Message{ID: 77, Chat: channel, Caption: "fog",
+		MediaGroupID: "1399", Photo: []models.PhotoSize{{FileID: "p"}}}}, me)
+	require.True(t, ok)
+	require.Equal(t, channelapi.Update{UpdateID: 30, Kind: "channel_post", ChatID: -1001234, ChatType: "channel",
+		ChatUsername: "Harbour_News", MessageID: 77, MediaGroupID: "1399"}, n)
+
+	_, ok = normalize(&models.Update{ID: 31, ChannelPost: &models.Message{ID: 78,
+		Chat: models.Chat{ID: -1005678, Type: models.ChatTypeChannel, Title: "Private"}, Text: "secret"}}, me)
+	require.False(t, ok, "a private channel's post")
+
+	public := models.Chat{ID: -1009, Type: models.ChatTypeSupergroup, Username: "harbour_chat"}
+	n, ok = normalize(&models.Update{ID: 32, Message: &models.Message{ID: 5, From: alice, Chat: public, Text: "hello all"}}, me)
+	require.True(t, ok)
+	require.Equal(t, "channel_post", n.Kind)
+	require.Equal(t, "harbour_chat", n.ChatUsername)
+	n, ok = normalize(&models.Update{ID: 33, Message: &models.Message{ID: 6, From: alice, Chat: public, Text: "/list@monitor_test_bot",
+		Entities: []models.MessageEntity{{Type: "bot_command", Offset: 0, Length: 22}}}}, me)
+	require.True(t, ok)
+	require.Equal(t, "message", n.Kind, "a command to the bot stays a command")
+}
+
 func TestRenderList(t *testing.T) {
 	t.Parallel()
 	var items []channelapi.Item

@@ -36,28 +36,34 @@ var (
 )
 
 // world is a real core on the embedded default with the X adapter on a
-// fake FxTwitter, a fake Bot API, and the Telegram channel between them.
+// fake FxTwitter, the Telegram adapter on a fake t.me, a fake Bot API, and
+// the Telegram channel between them.
 type world struct {
 	t    *testing.T
 	core *testcore.Running
 	fx   *testkit.FxTwitter
+	tme  *testkit.Tme
 	bot  *testkit.BotAPI
 	api  *channelapi.Client
 	runs atomic.Int32
+	// dbPath is the core's SQLite file, which settle reads.
+	dbPath string
 }
 
 func newWorld(t *testing.T, opts ...runtime.Option) *world {
 	t.Helper()
-	fx := testkit.NewFxTwitter(t)
-	core := testcore.Run(t, testcore.Config(t, map[string]string{
+	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
+	cfg := testcore.Config(t, map[string]string{
 		"MONITOR_CHANNEL_ADDR":   "127.0.0.1:0",
 		"MONITOR_CHANNEL_SECRET": secret,
 		"MONITOR_FXTWITTER_URL":  fx.URL(),
-	}), opts...)
+		"MONITOR_TME_URL":        tme.URL(),
+	})
+	core := testcore.Run(t, cfg, opts...)
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(hc.CloseIdleConnections)
-	return &world{t: t, core: core, fx: fx, bot: testkit.NewBotAPI(t),
+	return &world{t: t, core: core, fx: fx, tme: tme, bot: testkit.NewBotAPI(t), dbPath: cfg.Database.Path,
 		api: channelapi.NewClient("http://"+core.ChannelAddr(), secret, hc)}
 }
 

@@ -78,9 +78,11 @@ func (e *apiError) Error() string {
 // anything beyond offset.
 func (t *telegram) getUpdates(ctx context.Context, offset int64, timeout time.Duration) ([]models.Update, error) {
 	body, err := json.Marshal(map[string]any{
-		"offset":          offset,
-		"timeout":         int(timeout / time.Second),
-		"allowed_updates": []string{"message", "callback_query"},
+		"offset":  offset,
+		"timeout": int(timeout / time.Second),
+		// channel_post: the posts of channels the bot is an admin of, for
+		// their watchers (supergroup messages come as "message").
+		"allowed_updates": []string{"message", "callback_query", "channel_post"},
 	})
 	if err != nil {
 		return nil, err

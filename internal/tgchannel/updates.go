@@ -179,6 +179,9 @@ func (ch *channel) pollFrom(ctx context.Context, offset int64) error {
 			}
 			if n, ok := normalize(u, ch.me); ok {
 				handled = append(handled, n)
+			} else if u.ChannelPost != nil && u.ChannelPost.Chat.Username == "" {
+				ch.log.Info("a post of a private channel is ignored: only public channels (with a username) can be watched",
+					"chat", u.ChannelPost.Chat.ID, "message", u.ChannelPost.ID)
 			}
 		}
 		if err := ch.postUpdates(ctx, handled, next); err != nil {
@@ -245,11 +248,19 @@ func (ch *channel) postBatch(ctx context.Context, updates []channelapi.Update, n
 // normalize turns a Telegram update into what core stores, or reports
 // that the channel does not handle it: other kinds of updates, messages
 // from bots, messages without text or caption, and group messages not
-// addressed to this bot.
+// addressed to this bot. A post of a public channel, and a message of a
+// public supergroup not addressed to the bot (which it reads when its
+// privacy mode is off), go to core as posts for the chat's watchers; a
+// post of a private channel is not handled.
 func normalize(u *models.Update, me botIdentity) (channelapi.Update, bool) {
 	switch {
+	case u.ChannelPost != nil:
+		return postOf(u.ID, u.ChannelPost)
 	case u.Message != nil:
 		m := u.Message
+		if m.Chat.Type == models.ChatTypeSupergroup && m.Chat.Username != "" && !commandFor(m, me) {
+			return postOf(u.ID, m)
+		}
 		if m.From == nil || m.From.IsBot {
 			return channelapi.Update{}, false
 		}
@@ -319,6 +330,35 @@ func normalize(u *models.Update, me botIdentity) (channelapi.Update, bool) {
 		}, true
 	}
 	return channelapi.Update{}, false
+}
+
+// postOf is a post of a public channel or supergroup, for its watchers.
+func postOf(updateID int64, m *models.Message) (channelapi.Update, bool) {
+	if m.Chat.Username == "" {
+		return channelapi.Update{}, false
+	}
+	return channelapi.Update{
+		UpdateID:     updateID,
+		Kind:         channelapi.UpdatePost,
+		ChatID:       m.Chat.ID,
+		ChatType:     string(m.Chat.Type),
+		ChatUsername: m.Chat.Username,
+		MessageID:    int64(m.ID),
+		MediaGroupID: m.MediaGroupID,
+	}, true
+}
+
+// commandFor reports whether a group message is a person's message to
+// this bot.
+func commandFor(m *models.Message, me botIdentity) bool {
+	if m.From == nil || m.From.IsBot {
+		return false
+	}
+	text, entities := m.Text, m.Entities
+	if text == "" {
+		text, entities = m.Caption, m.CaptionEntities
+	}
+	return addressed(text, entities, me)
 }
 
 // addressed reports whether a group message is for this bot: it mentions

@@ -2,12 +2,14 @@ package tgchannel_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite", to read the core's work
 
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/testkit"
@@ -95,12 +97,28 @@ func TestWatchCommandsInChinese(t *testing.T) {
 	require.Contains(t, say("/unwatch 1", "nothing left").Text, "⚠️")
 }
 
-// runWatches moves the clock by d and runs the watch tick, then waits
-// until every watch has run since.
+// settle waits until the bot holds no work item. Moving the clock on
+// expires every lease still held, so an item being sent would be claimed,
+// and sent, again.
+func (w *world) settle() {
+	w.t.Helper()
+	db, err := sql.Open("sqlite", "file:"+w.dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
+	require.NoError(w.t, err)
+	defer db.Close()
+	require.Eventually(w.t, func() bool {
+		var n int
+		require.NoError(w.t, db.QueryRow(`SELECT count(*) FROM channel_work WHERE state = 'leased'`).Scan(&n))
+		return n == 0
+	}, 60*time.Second, 20*time.Millisecond, "the bot's work done")
+}
+
+// runWatches moves the clock by d, once the bot is idle, and runs the
+// watch tick, then waits until every watch has run since.
 func (w *world) runWatches(d time.Duration) {
 	w.t.Helper()
 	ctx := context.Background()
 	a := w.core.App()
+	w.settle()
 	w.core.Clock.Advance(d)
 	before := w.core.Clock.Now()
 	_, err := a.WatchTick(ctx)

@@ -1632,8 +1632,12 @@ type RelatedTarget struct {
 	// refresh_after_seconds > 0: refresh when the last observation is older;
 	// 0: reuse an existing collection.
 	RefreshAfterSeconds uint32 `protobuf:"varint,2,opt,name=refresh_after_seconds,json=refreshAfterSeconds,proto3" json:"refresh_after_seconds,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// published_at is when the post was published, when the page shows it
+	// (a profile's or channel's page of posts): a watch that starts at a
+	// past date reads back to it. Unset: not known.
+	PublishedAt   *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RelatedTarget) Reset() {
@@ -1678,6 +1682,13 @@ func (x *RelatedTarget) GetRefreshAfterSeconds() uint32 {
 		return x.RefreshAfterSeconds
 	}
 	return 0
+}
+
+func (x *RelatedTarget) GetPublishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PublishedAt
+	}
+	return nil
 }
 
 type FetchResponse struct {
@@ -2150,10 +2161,11 @@ const file_adapter_proto_rawDesc = "" +
 	"visibility\x18\x04 \x01(\x0e2\x1e.monitor.adapter.v1.VisibilityR\n" +
 	"visibility\x12\x1f\n" +
 	"\vstatus_code\x18\x05 \x01(\rR\n" +
-	"statusCode\"U\n" +
+	"statusCode\"\x94\x01\n" +
 	"\rRelatedTarget\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x122\n" +
-	"\x15refresh_after_seconds\x18\x02 \x01(\rR\x13refreshAfterSeconds\"\xa5\x04\n" +
+	"\x15refresh_after_seconds\x18\x02 \x01(\rR\x13refreshAfterSeconds\x12=\n" +
+	"\fpublished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\xa5\x04\n" +
 	"\rFetchResponse\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\x12>\n" +
 	"\n" +
@@ -2295,31 +2307,32 @@ var file_adapter_proto_depIdxs = []int32{
 	18, // 14: monitor.adapter.v1.Graph.entities:type_name -> monitor.adapter.v1.Entity
 	19, // 15: monitor.adapter.v1.Graph.relations:type_name -> monitor.adapter.v1.Relation
 	1,  // 16: monitor.adapter.v1.SourceResponse.visibility:type_name -> monitor.adapter.v1.Visibility
-	11, // 17: monitor.adapter.v1.FetchResponse.error:type_name -> monitor.adapter.v1.Error
-	1,  // 18: monitor.adapter.v1.FetchResponse.visibility:type_name -> monitor.adapter.v1.Visibility
-	16, // 19: monitor.adapter.v1.FetchResponse.display:type_name -> monitor.adapter.v1.Display
-	17, // 20: monitor.adapter.v1.FetchResponse.media:type_name -> monitor.adapter.v1.Media
-	20, // 21: monitor.adapter.v1.FetchResponse.graph:type_name -> monitor.adapter.v1.Graph
-	21, // 22: monitor.adapter.v1.FetchResponse.source_responses:type_name -> monitor.adapter.v1.SourceResponse
-	22, // 23: monitor.adapter.v1.FetchResponse.related_targets:type_name -> monitor.adapter.v1.RelatedTarget
-	13, // 24: monitor.adapter.v1.FetchResponse.canonical_target:type_name -> monitor.adapter.v1.Target
-	11, // 25: monitor.adapter.v1.PrepareCredentialResponse.error:type_name -> monitor.adapter.v1.Error
-	11, // 26: monitor.adapter.v1.CheckConnectionResponse.error:type_name -> monitor.adapter.v1.Error
-	9,  // 27: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
-	12, // 28: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
-	15, // 29: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
-	24, // 30: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
-	26, // 31: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
-	10, // 32: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
-	14, // 33: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
-	23, // 34: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
-	25, // 35: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
-	27, // 36: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
-	32, // [32:37] is the sub-list for method output_type
-	27, // [27:32] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	28, // 17: monitor.adapter.v1.RelatedTarget.published_at:type_name -> google.protobuf.Timestamp
+	11, // 18: monitor.adapter.v1.FetchResponse.error:type_name -> monitor.adapter.v1.Error
+	1,  // 19: monitor.adapter.v1.FetchResponse.visibility:type_name -> monitor.adapter.v1.Visibility
+	16, // 20: monitor.adapter.v1.FetchResponse.display:type_name -> monitor.adapter.v1.Display
+	17, // 21: monitor.adapter.v1.FetchResponse.media:type_name -> monitor.adapter.v1.Media
+	20, // 22: monitor.adapter.v1.FetchResponse.graph:type_name -> monitor.adapter.v1.Graph
+	21, // 23: monitor.adapter.v1.FetchResponse.source_responses:type_name -> monitor.adapter.v1.SourceResponse
+	22, // 24: monitor.adapter.v1.FetchResponse.related_targets:type_name -> monitor.adapter.v1.RelatedTarget
+	13, // 25: monitor.adapter.v1.FetchResponse.canonical_target:type_name -> monitor.adapter.v1.Target
+	11, // 26: monitor.adapter.v1.PrepareCredentialResponse.error:type_name -> monitor.adapter.v1.Error
+	11, // 27: monitor.adapter.v1.CheckConnectionResponse.error:type_name -> monitor.adapter.v1.Error
+	9,  // 28: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
+	12, // 29: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
+	15, // 30: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
+	24, // 31: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
+	26, // 32: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
+	10, // 33: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
+	14, // 34: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
+	23, // 35: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
+	25, // 36: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
+	27, // 37: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
+	33, // [33:38] is the sub-list for method output_type
+	28, // [28:33] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_adapter_proto_init() }
