@@ -54,12 +54,8 @@ func (a *App) Collections(ctx context.Context, tenantID uuid.UUID, limit int, cu
 		page.NextCursor = encodeCursor(store.SavedCursor{SavedAt: last.SavedAt, CollectionID: last.ID})
 		rows = rows[:limit]
 	}
-	for _, sc := range rows {
-		v, err := a.collectionView(ctx, sc)
-		if err != nil {
-			return CollectionPage{}, err
-		}
-		page.Items = append(page.Items, v)
+	if page.Items, err = a.collectionViews(ctx, rows); err != nil {
+		return CollectionPage{}, err
 	}
 	return page, nil
 }
@@ -100,30 +96,51 @@ func (a *App) savedCollection(ctx context.Context, tenantID, id uuid.UUID) (stor
 }
 
 func (a *App) collectionView(ctx context.Context, sc store.SavedCollection) (CollectionView, error) {
-	v := CollectionView{
-		ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ExternalID: sc.ExternalID, SourceURL: sc.SourceURL,
-		Visibility: sc.Visibility, SavedAt: sc.SavedAt, RevisionID: sc.CurrentRevisionID, Media: []MediaView{},
-	}
-	state, err := a.store.CaptureLatestState(ctx, sc.ID)
-	if err != nil && !isNotFound(err) {
-		return v, err
-	}
-	v.State = state
-	if sc.CurrentRevisionID == nil {
-		return v, nil
-	}
-	r, err := a.store.RevisionGet(ctx, *sc.CurrentRevisionID)
+	vs, err := a.collectionViews(ctx, []store.SavedCollection{sc})
 	if err != nil {
-		return v, err
+		return CollectionView{}, err
 	}
-	rv, err := a.revisionView(ctx, r)
+	return vs[0], nil
+}
+
+// collectionViews shows saved collections with their current revisions,
+// reading what they show in one go (store.CollectionDetailsOf).
+func (a *App) collectionViews(ctx context.Context, rows []store.SavedCollection) ([]CollectionView, error) {
+	ids := make([]uuid.UUID, 0, len(rows))
+	var revs []uuid.UUID
+	for _, sc := range rows {
+		ids = append(ids, sc.ID)
+		if sc.CurrentRevisionID != nil {
+			revs = append(revs, *sc.CurrentRevisionID)
+		}
+	}
+	d, err := a.store.CollectionDetailsOf(ctx, ids, revs)
 	if err != nil {
-		return v, err
+		return nil, err
 	}
-	v.Text, v.TextKind, v.Summary, v.AuthorName, v.PublishedAt = rv.Text, rv.TextKind, rv.Summary, rv.AuthorName, rv.PublishedAt
-	v.Media = rv.Media
-	v.Graph = &rv.Graph
-	return v, nil
+	out := make([]CollectionView, 0, len(rows))
+	for _, sc := range rows {
+		v := CollectionView{
+			ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ExternalID: sc.ExternalID, SourceURL: sc.SourceURL,
+			Visibility: sc.Visibility, SavedAt: sc.SavedAt, RevisionID: sc.CurrentRevisionID, Media: []MediaView{},
+			State: d.States[sc.ID],
+		}
+		if sc.CurrentRevisionID != nil {
+			r, ok := d.Revisions[*sc.CurrentRevisionID]
+			if !ok {
+				return nil, fmt.Errorf("app: collection %s: its current revision %s is missing", sc.ID, *sc.CurrentRevisionID)
+			}
+			rv, err := revisionViewOf(r, d.EntityIDs[r.ID])
+			if err != nil {
+				return nil, err
+			}
+			v.Text, v.TextKind, v.Summary, v.AuthorName, v.PublishedAt = rv.Text, rv.TextKind, rv.Summary, rv.AuthorName, rv.PublishedAt
+			v.Media = rv.Media
+			v.Graph = &rv.Graph
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // Revisions lists a saved collection's revisions, newest first.
@@ -164,13 +181,18 @@ func (a *App) Revision(ctx context.Context, tenantID, revisionID uuid.UUID) (Rev
 }
 
 func (a *App) revisionView(ctx context.Context, r store.Revision) (RevisionView, error) {
-	var doc contentDoc
-	if err := json.Unmarshal(r.Content, &doc); err != nil {
-		return RevisionView{}, fmt.Errorf("app: revision %s: %w", r.ID, err)
-	}
 	ids, err := a.store.RevisionEntityIDs(ctx, r.ID)
 	if err != nil {
 		return RevisionView{}, err
+	}
+	return revisionViewOf(r, ids)
+}
+
+// revisionViewOf shows a revision whose graph keys name the entities ids.
+func revisionViewOf(r store.Revision, ids map[string]uuid.UUID) (RevisionView, error) {
+	var doc contentDoc
+	if err := json.Unmarshal(r.Content, &doc); err != nil {
+		return RevisionView{}, fmt.Errorf("app: revision %s: %w", r.ID, err)
 	}
 	rv := RevisionView{
 		ID: r.ID, CollectionID: r.CollectionID, CaptureID: r.CaptureID, Text: doc.Text, TextKind: doc.TextKind,

@@ -232,17 +232,6 @@ func nullUUID(id *uuid.UUID) any {
 	return *id
 }
 
-// CaptureLatestState is the state of a collection's newest capture.
-func (s *Store) CaptureLatestState(ctx context.Context, collectionID uuid.UUID) (string, error) {
-	var state string
-	err := s.view(ctx, func(q querier) error {
-		return q.QueryRowContext(ctx,
-			`SELECT state FROM captures WHERE collection_id = $1 AND automatic = false ORDER BY created_at DESC, id DESC LIMIT 1`,
-			collectionID).Scan(&state)
-	})
-	return state, wrap(s.d, "get latest capture state", err)
-}
-
 // CaptureLock holds a capture's row lock until the transaction ends, so
 // transactions that end the capture's assets see each other's work: exactly
 // one of them finds none left pending.
