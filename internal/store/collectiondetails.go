@@ -30,10 +30,10 @@ func (s *Store) CollectionDetailsOf(ctx context.Context, collectionIDs, revision
 		EntityIDs: map[uuid.UUID]map[string]uuid.UUID{}}
 	err := s.view(ctx, func(q querier) error {
 		if len(collectionIDs) > 0 {
-			in, args := idList(collectionIDs)
 			rows, err := q.QueryContext(ctx, `SELECT collection_id, state FROM (
 				SELECT collection_id, state, ROW_NUMBER() OVER (PARTITION BY collection_id ORDER BY created_at DESC, id DESC) AS n
-				FROM captures WHERE automatic = false AND collection_id IN (`+in+`)) latest WHERE n = 1`, args...)
+				FROM captures WHERE automatic = false AND collection_id IN (`+s.d.idSet(1)+`)) latest WHERE n = 1`,
+				s.d.idArg(collectionIDs))
 			if err != nil {
 				return fmt.Errorf("latest capture states: %w", err)
 			}
@@ -54,8 +54,8 @@ func (s *Store) CollectionDetailsOf(ctx context.Context, collectionIDs, revision
 		if len(revisionIDs) == 0 {
 			return nil
 		}
-		in, args := idList(revisionIDs)
-		rows, err := q.QueryContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE id IN (`+in+`)`, args...)
+		revs := s.d.idArg(revisionIDs)
+		rows, err := q.QueryContext(ctx, `SELECT `+revisionColumns+` FROM revisions WHERE id IN (`+s.d.idSet(1)+`)`, revs)
 		if err != nil {
 			return fmt.Errorf("revisions: %w", err)
 		}
@@ -72,7 +72,7 @@ func (s *Store) CollectionDetailsOf(ctx context.Context, collectionIDs, revision
 			return err
 		}
 		rows, err = q.QueryContext(ctx, `SELECT re.revision_id, re.graph_key, ev.entity_id FROM revision_entities re
-			JOIN entity_versions ev ON ev.id = re.entity_version_id WHERE re.revision_id IN (`+in+`)`, args...)
+			JOIN entity_versions ev ON ev.id = re.entity_version_id WHERE re.revision_id IN (`+s.d.idSet(1)+`)`, revs)
 		if err != nil {
 			return fmt.Errorf("revision entities: %w", err)
 		}
@@ -93,16 +93,16 @@ func (s *Store) CollectionDetailsOf(ctx context.Context, collectionIDs, revision
 	return d, wrap(s.d, "read collection details", err)
 }
 
-// idList is "$1, $2, …" for ids, with ids as the arguments.
-func idList(ids []uuid.UUID) (string, []any) {
+// joinIDs writes ids between open and close, each quoted with quote.
+func joinIDs(ids []uuid.UUID, open, close, quote string) string {
 	var b strings.Builder
-	args := make([]any, len(ids))
+	b.WriteString(open)
 	for i, id := range ids {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, "$%d", i+1)
-		args[i] = id
+		b.WriteString(quote + id.String() + quote)
 	}
-	return b.String(), args
+	b.WriteString(close)
+	return b.String()
 }

@@ -16,6 +16,13 @@ type dialect interface {
 	webDialect
 	// name is "sqlite" or "postgres".
 	name() string
+	// idSet is a subquery over the ids passed as one argument $n, for
+	// "x IN (<idSet>)": one parameter and one statement text whatever
+	// the number of ids (SQLite's parser spends time per numbered
+	// parameter).
+	idSet(n int) string
+	// idArg is ids as idSet's one argument.
+	idArg(ids []uuid.UUID) string
 	// migrations holds this dialect's numbered migration files.
 	migrations() fs.FS
 	// isUniqueViolation reports whether err is a unique or primary key

@@ -112,6 +112,11 @@ func (postgresDialect) workTenantQuery() string {
 	return `SELECT tenant_id FROM monitor_channel_work_tenant($1)`
 }
 
+func (postgresDialect) idSet(n int) string { return fmt.Sprintf("SELECT unnest($%d::uuid[])", n) }
+
+// idArg is an array literal of the ids.
+func (postgresDialect) idArg(ids []uuid.UUID) string { return joinIDs(ids, "{", "}", "") }
+
 func (postgresDialect) lockTenantQuery() string {
 	return `SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE`
 }

@@ -124,6 +124,11 @@ func (sqliteDialect) workTenantQuery() string {
 	return `SELECT tenant_id FROM channel_work WHERE id = $1`
 }
 
+func (sqliteDialect) idSet(n int) string { return fmt.Sprintf("SELECT value FROM json_each($%d)", n) }
+
+// idArg is a JSON array of the ids.
+func (sqliteDialect) idArg(ids []uuid.UUID) string { return joinIDs(ids, "[", "]", `"`) }
+
 // lockTenantQuery is empty: SQLite's write transactions run one at a time.
 func (sqliteDialect) lockTenantQuery() string { return "" }
 
