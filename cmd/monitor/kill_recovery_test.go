@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/testkit"
+)
+
+// A `monitor serve` killed (SIGKILL) while its capture job waits on the
+// upstream leaves that job marked running; the next `monitor serve` on the data
+// dir hands it back at start and the capture completes, well within a
+// minute rather than River's hour. The time it took is logged.
+func TestServeKilledMidCaptureRecovers(t *testing.T) {
+	t.Parallel()
+	fx := testkit.NewFxTwitter(t)
+	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL()}
+	allowFakeMedia(t, env)
+	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
+	require.Equal(t, 0, code, errOut)
+	out, errOut, code := cli(t, env, "admin", "token", "create", "--tenant", "alice")
+	require.Equal(t, 0, code, errOut)
+	token := strings.TrimSpace(out)
+
+	first := startProcess(t, env, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
+	fx.Delay(time.Hour) // the upstream holds every request
+	alice := client{t, first.addr, token}
+	sub := alice.json("POST", "/v1/captures", map[string]string{"url": "https://x.com/archivist_demo/status/2078399740166950912"})
+	id := sub["capture_id"].(string)
+	for deadline := time.Now().Add(30 * time.Second); fx.Hits("/2/status/2078399740166950912") == 0; time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the capture never asked the upstream")
+	}
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	<-first.done
+	fx.Delay(0)
+
+	// The same data dir, a new process.
+	started := time.Now()
+	second := startProcess(t, env, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
+	alice.base = second.addr
+	var state string
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		state = alice.json("GET", "/v1/captures/"+id, nil)["state"].(string)
+		if state == "complete" || state == "partial" || state == "failed" {
+			break
+		}
+	}
+	took := time.Since(started)
+	require.Equal(t, "complete", state, "the killed process's capture ends complete:\n%s", second.logs.String())
+	require.Contains(t, second.logs.String(), "handed back jobs that a stopped process left running")
+	t.Logf("complete %s after the second start", took.Round(time.Millisecond))
+}
