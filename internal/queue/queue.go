@@ -43,6 +43,9 @@ const fetchCooldown = 5 * time.Millisecond
 type Queue struct {
 	client *river.Client[*sql.Tx]
 	log    *slog.Logger
+	// waker wakes queues after business transactions on SQLite (wake.go);
+	// nil on PostgreSQL, where River listens.
+	waker *waker
 }
 
 // Register adds job workers to River's bundle; business packages pass their
@@ -58,6 +61,7 @@ func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Regist
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &noopWorker{})
+	river.AddWorker(workers, &wakeWorker{})
 	for _, r := range register {
 		r(workers)
 	}
@@ -77,7 +81,11 @@ func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Regist
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	return &Queue{client: client, log: log}, nil
+	q := &Queue{client: client, log: log}
+	if !driver.SupportsListener() {
+		q.waker = newWaker(client, log)
+	}
+	return q, nil
 }
 
 // AddPeriodic adds jobs River inserts on a schedule (see Schedule), before
@@ -95,11 +103,13 @@ func (q *Queue) Start(ctx context.Context) error {
 	if err := q.client.Start(ctx); err != nil {
 		return fmt.Errorf("queue: start: %w", err)
 	}
+	q.waker.start()
 	return nil
 }
 
 // Stop waits for running jobs to finish until ctx ends, then cancels them.
 func (q *Queue) Stop(ctx context.Context) error {
+	q.waker.stop()
 	err := q.client.Stop(ctx)
 	if err == nil {
 		return nil
@@ -117,6 +127,7 @@ func (q *Queue) InsertTx(ctx context.Context, tx *store.Tx, args river.JobArgs, 
 	if err != nil {
 		return nil, fmt.Errorf("queue: insert %s: %w", args.Kind(), err)
 	}
+	q.waker.afterCommit(tx, res.Job.Queue)
 	return res.Job, nil
 }
 
@@ -130,8 +141,16 @@ func (q *Queue) InsertManyTx(ctx context.Context, tx *store.Tx, args []river.Job
 	for i, a := range args {
 		params[i] = river.InsertManyParams{Args: a}
 	}
-	if _, err := q.client.InsertManyTx(ctx, tx.SQL(), params); err != nil {
+	res, err := q.client.InsertManyTx(ctx, tx.SQL(), params)
+	if err != nil {
 		return fmt.Errorf("queue: insert %d %s jobs: %w", len(args), args[0].Kind(), err)
+	}
+	woken := map[string]bool{}
+	for _, r := range res {
+		if !woken[r.Job.Queue] {
+			woken[r.Job.Queue] = true
+			q.waker.afterCommit(tx, r.Job.Queue)
+		}
 	}
 	return nil
 }
@@ -188,11 +207,11 @@ func Verify(ctx context.Context, st *store.Store) error {
 // driverFor picks River's driver for the store's database. Both run over
 // database/sql, so a job joins the business transaction (*sql.Tx); on
 // PostgreSQL River listens for new jobs on a connection of the store's pgx
-// pool instead of polling.
+// pool instead of polling, on SQLite it polls and is woken (wake.go).
 func driverFor(st *store.Store) (riverdriver.Driver[*sql.Tx], error) {
 	switch st.Driver() {
 	case "sqlite":
-		return riversqlite.New(st.WriteDB()), nil
+		return pollOnly{riversqlite.New(st.WriteDB())}, nil
 	case "postgres":
 		return riverdatabasesql.NewWithPgxListener(st.WriteDB(), st.Pool()), nil
 	}

@@ -15,7 +15,7 @@ type QueueCount struct {
 // QueueCounts counts the queue's jobs by queue and state.
 func (s *Store) QueueCounts(ctx context.Context) (out []QueueCount, err error) {
 	err = s.view(ctx, func(q querier) error {
-		rows, err := q.QueryContext(ctx, `SELECT queue, state, COUNT(*) FROM river_job GROUP BY queue, state ORDER BY queue, state`)
+		rows, err := q.QueryContext(ctx, `SELECT queue, state, COUNT(*) FROM river_job WHERE kind <> '`+QueueWakeKind+`' GROUP BY queue, state ORDER BY queue, state`)
 		if err != nil {
 			return err
 		}

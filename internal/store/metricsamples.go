@@ -122,6 +122,6 @@ func (s *Store) BlobUsage(ctx context.Context) (objects, bytes int64, err error)
 func (s *Store) QueueJobsWaiting(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.read.QueryRowContext(ctx,
-		`SELECT count(*) FROM river_job WHERE state IN ('available', 'scheduled', 'retryable', 'running', 'pending')`).Scan(&n)
+		`SELECT count(*) FROM river_job WHERE state IN ('available', 'scheduled', 'retryable', 'running', 'pending') AND kind <> '`+QueueWakeKind+`'`).Scan(&n)
 	return n, wrap(s.d, "count queue jobs", err)
 }

@@ -4,6 +4,11 @@ import (
 	"context"
 )
 
+// QueueWakeKind is the kind of the queue's wake jobs on SQLite
+// (internal/queue, wake.go): one per queue, never due and never worked,
+// so the counts of River's jobs leave them out.
+const QueueWakeKind = "queue_wake"
+
 // QueueJobCount is how many of River's jobs of a queue are in a state.
 type QueueJobCount struct {
 	Queue string
@@ -24,6 +29,7 @@ func (s *Store) QueueJobCounts(ctx context.Context) ([]QueueJobCount, error) {
 		rows, err := q.QueryContext(ctx,
 			`SELECT queue, state, count(*) FROM river_job
 			 WHERE state IN ('available', 'cancelled', 'discarded', 'pending', 'retryable', 'running', 'scheduled')
+			   AND kind <> '`+QueueWakeKind+`'
 			 GROUP BY queue, state ORDER BY queue, state`)
 		if err != nil {
 			return err
