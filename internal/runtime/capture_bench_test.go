@@ -1,0 +1,200 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/monitorhq/monitor/internal/testkit"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
+)
+
+// BenchmarkCaptureThroughput (issue 20, P1) submits a batch of photo posts
+// (two 256 KiB photos each) at once through REST on the embedded default
+// (SQLite and local files) and waits until every capture has ended. In the
+// same run it measures the anchor: a plain Go client that GETs the same
+// media from the same fake, hashes it and writes it to a temp dir, 8 at a
+// time. It reports both times per batch and their ratio (goal ≤ 1.5).
+// MONITOR_BENCH_POSTS sets the batch size (default 200); the worker and
+// slot settings (MONITOR_TENANT_CAPTURES, MONITOR_*_WORKERS) pass through.
+func BenchmarkCaptureThroughput(b *testing.B) {
+	posts := 200
+	if v, err := strconv.Atoi(os.Getenv("MONITOR_BENCH_POSTS")); err == nil && v > 0 {
+		posts = v
+	}
+	fx := testkit.NewFxTwitter(b)
+	fx.SetMediaSize(256 << 10)
+	env := map[string]string{}
+	for _, k := range []string{"MONITOR_TENANT_CAPTURES", "MONITOR_CAPTURE_WORKERS", "MONITOR_DOWNLOAD_WORKERS", "MONITOR_CONTROL_WORKERS"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	cfg := testcore.Config(b, env)
+	cfg.FxTwitterURL = fx.URL()
+	core := testcore.Run(b, cfg)
+	base := "http://" + core.Addr()
+	ctx := context.Background()
+	tenant, err := core.App().CreateTenant(ctx, "bench", "bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	token, _, err := core.App().CreateToken(ctx, "bench", "bench", "", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+	var monitor, anchor time.Duration
+	batch := 0
+	for b.Loop() {
+		batch++
+		urls := make([]string, posts)
+		var media []string
+		for i := range urls {
+			id := fmt.Sprintf("5%04d%05d", batch, i)
+			urls[i] = fx.AddPost(testkit.SyntheticPost{ID: id, Photos: 2, NoAvatar: true})
+			for j := range 2 {
+				media = append(media, fx.MediaURL(fmt.Sprintf("https://pbs.twimg.com/media/S%s-%d.jpg?name=orig", id, j)))
+			}
+		}
+		anchor += plainFetch(b, client, media, 8)
+		monitor += submitAll(b, client, core, base, token, tenant.ID, urls)
+	}
+	b.ReportMetric(monitor.Seconds()/float64(batch), "monitor-s/batch")
+	b.ReportMetric(anchor.Seconds()/float64(batch), "anchor-s/batch")
+	b.ReportMetric(monitor.Seconds()/anchor.Seconds(), "ratio")
+	b.ReportMetric(float64(batch*posts)/monitor.Seconds(), "captures/s")
+}
+
+// submitAll posts every URL to POST /v1/captures from 8 clients at once and
+// returns the time until the last capture ended; each must be complete.
+func submitAll(b *testing.B, client *http.Client, core *testcore.Running, base, token string, tenantID uuid.UUID, urls []string) time.Duration {
+	b.Helper()
+	start := time.Now()
+	ids := make([]uuid.UUID, len(urls))
+	ended := make([]<-chan struct{}, len(urls))
+	errs := make(chan error, len(urls))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := range work {
+				body, _ := json.Marshal(map[string]string{"url": urls[i]})
+				req, _ := http.NewRequest("POST", base+"/v1/captures", bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+token)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				var got struct {
+					CaptureID string `json:"capture_id"`
+				}
+				raw, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusAccepted || json.Unmarshal(raw, &got) != nil {
+					errs <- fmt.Errorf("POST /v1/captures: %d %s", resp.StatusCode, raw)
+					continue
+				}
+				ids[i] = uuid.MustParse(got.CaptureID)
+				ended[i] = core.Ended(ids[i])
+			}
+		})
+	}
+	for i := range urls {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	for i, id := range ids {
+		select {
+		case <-ended[i]:
+		case <-time.After(time.Minute):
+			b.Fatalf("capture %s did not end within a minute", id)
+		}
+	}
+	took := time.Since(start)
+	for _, id := range ids {
+		v, err := core.App().Capture(context.Background(), tenantID, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v.State != "complete" {
+			b.Fatalf("capture %s: %s %s", id, v.State, v.Error)
+		}
+	}
+	return took
+}
+
+// plainFetch is the anchor: GET each URL, SHA-256 it while writing it to a
+// temp file, n at a time; it returns the time for all.
+func plainFetch(b *testing.B, client *http.Client, urls []string, n int) time.Duration {
+	b.Helper()
+	dir := b.TempDir()
+	start := time.Now()
+	work := make(chan string)
+	errs := make(chan error, len(urls))
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for u := range work {
+				if err := fetchOne(client, dir, u); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	for _, u := range urls {
+		work <- u
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+func fetchOne(client *http.Client, dir, url string) error {
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	f, err := os.CreateTemp(dir, "media-")
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), filepath.Join(dir, hex.EncodeToString(h.Sum(nil))))
+}
