@@ -20,27 +20,26 @@ var linkAttrs = map[string]bool{"href": true, "src": true, "action": true, "post
 // opening the site from disk (file://) does not, so the built site uses
 // the file names. Addresses with a scheme or host, fragments, and form
 // actions that are empty (the page itself) are left alone. Everything
-// else of the page is copied byte for byte.
-func fileLinks(page []byte) ([]byte, error) {
+// else of the page is copied byte for byte. The page goes to out.
+func fileLinks(out *bytes.Buffer, page []byte) error {
 	z := html.NewTokenizer(bytes.NewReader(page))
-	var out bytes.Buffer
 	out.Grow(len(page) + 256)
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			if errors.Is(z.Err(), io.EOF) {
-				return out.Bytes(), nil
+				return nil
 			}
-			return nil, z.Err()
+			return z.Err()
 		}
-		raw := z.Raw()
+		// Raw is only valid until the next call, and reading the tag's
+		// name and attributes lowercases it in place: copy it out first,
+		// for the common case of a tag that needs no change.
+		start := out.Len()
+		out.Write(z.Raw())
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			out.Write(raw)
 			continue
 		}
-		// Raw is only valid until the next call: keep a copy for the
-		// common case of a tag that needs no change.
-		kept := append([]byte(nil), raw...)
 		tok := z.Token()
 		changed := false
 		for i, a := range tok.Attr {
@@ -53,9 +52,8 @@ func fileLinks(page []byte) ([]byte, error) {
 			}
 		}
 		if changed {
+			out.Truncate(start)
 			out.WriteString(tok.String())
-		} else {
-			out.Write(kept)
 		}
 	}
 }
