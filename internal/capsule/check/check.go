@@ -14,8 +14,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -98,18 +101,20 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 			mdFiles = append(mdFiles, name)
 		}
 	}
+	files, hashes, err := readAll(ctx, src, mdFiles)
+	if err != nil {
+		return nil, err
+	}
 	ids := map[string]string{}
-	hashes := map[string]hashResult{}
 	for i, name := range mdFiles {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := src.ReadFile(name, capsule.MaxCollectionFileBytes)
-		if err != nil {
-			r.add(name, "file", "%v", err)
+		if files[i].err != nil {
+			r.add(name, "file", "%v", files[i].err)
 			continue
 		}
-		c, probs := capsule.ParseCollection(name, data)
+		c, probs := files[i].c, files[i].probs
 		e := Entry{Path: name, Collection: c, OK: !hasError(probs)}
 		r.Problems = append(r.Problems, probs...)
 		if c.ID != "" {
@@ -142,6 +147,69 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 		return r.Problems[i].Path < r.Problems[j].Path
 	})
 	return r, nil
+}
+
+// parsed is one collection file read and parsed.
+type parsed struct {
+	c     capsule.Collection
+	probs []capsule.Problem
+	err   error
+}
+
+// readAll reads and parses the collection files and hashes the media they
+// name on GOMAXPROCS workers, each media file once. Run then judges them
+// in file order, so the result is the same as one file after another.
+func readAll(ctx context.Context, src *capsule.Source, names []string) ([]parsed, map[string]hashResult, error) {
+	out := make([]parsed, len(names))
+	var (
+		mu     sync.Mutex
+		hashes = map[string]hashResult{}
+		next   atomic.Int64
+		wg     sync.WaitGroup
+	)
+	hash := func(file string) {
+		mu.Lock()
+		_, done := hashes[file]
+		if !done {
+			hashes[file] = hashResult{} // claimed; filled below
+		}
+		mu.Unlock()
+		if done {
+			return
+		}
+		h := hashFile(src, file)
+		mu.Lock()
+		hashes[file] = h
+		mu.Unlock()
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(names) || ctx.Err() != nil {
+					return
+				}
+				data, err := src.ReadFile(names[i], capsule.MaxCollectionFileBytes)
+				if err != nil {
+					out[i].err = err
+					continue
+				}
+				out[i].c, out[i].probs = capsule.ParseCollection(names[i], data)
+				for _, ref := range out[i].c.Files() {
+					if src.Has(ref.File) {
+						hash(ref.File)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return out, hashes, nil
 }
 
 type hashResult struct {
