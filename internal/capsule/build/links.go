@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // linkAttrs are the attributes that hold an address a browser follows or
@@ -24,6 +25,7 @@ var linkAttrs = map[string]bool{"href": true, "src": true, "action": true, "post
 func fileLinks(out *bytes.Buffer, page []byte) error {
 	z := html.NewTokenizer(bytes.NewReader(page))
 	out.Grow(len(page) + 256)
+	var attrs []rawAttr
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -33,29 +35,56 @@ func fileLinks(out *bytes.Buffer, page []byte) error {
 			return z.Err()
 		}
 		// Raw is only valid until the next call, and reading the tag's
-		// name and attributes lowercases it in place: copy it out first,
-		// for the common case of a tag that needs no change.
+		// name and attributes rewrites it in place (lower case,
+		// unescaped): copy it out first, for the common case of a tag
+		// that needs no change.
 		start := out.Len()
 		out.Write(z.Raw())
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
-		tok := z.Token()
+		name, more := z.TagName()
+		attrs = attrs[:0]
 		changed := false
-		for i, a := range tok.Attr {
-			if a.Namespace != "" || !linkAttrs[a.Key] {
-				continue
-			}
-			if v, ok := fileLink(a.Key, a.Val); ok {
-				tok.Attr[i].Val = v
-				changed = true
+		for more {
+			var k, v []byte
+			k, v, more = z.TagAttr()
+			attrs = append(attrs, rawAttr{k, v})
+			if !changed && linkAttrs[string(k)] && mayChange(v) {
+				_, changed = fileLink(string(k), string(v))
 			}
 		}
-		if changed {
-			out.Truncate(start)
-			out.WriteString(tok.String())
+		if !changed {
+			continue
 		}
+		// The tag as Tokenizer.Token gives it, with its links rewritten.
+		tok := html.Token{Type: tt, Data: string(name)}
+		if a := atom.Lookup(name); a != 0 {
+			tok.DataAtom, tok.Data = a, a.String()
+		}
+		for _, a := range attrs {
+			at := html.Attribute{Key: atom.String(a.key), Val: string(a.val)}
+			if linkAttrs[at.Key] {
+				if v, ok := fileLink(at.Key, at.Val); ok {
+					at.Val = v
+				}
+			}
+			tok.Attr = append(tok.Attr, at)
+		}
+		out.Truncate(start)
+		out.WriteString(tok.String())
 	}
+}
+
+// rawAttr is an attribute as the tokenizer gives it, valid until its
+// next token.
+type rawAttr struct{ key, val []byte }
+
+// mayChange says whether fileLink might rewrite v: only an empty address
+// or one that ends in a slash, a query, a fragment or an escape can
+// name a folder. It spares parsing the many that cannot.
+func mayChange(v []byte) bool {
+	return len(v) == 0 || v[len(v)-1] == '/' || bytes.ContainsAny(v, "?#%")
 }
 
 // fileLink is the address that names the file an on-site folder address
