@@ -115,6 +115,7 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 			continue
 		}
 		c, probs := files[i].c, files[i].probs
+		files[i] = parsed{} // the entry below keeps what is needed
 		e := Entry{Path: name, Collection: c, OK: !hasError(probs)}
 		r.Problems = append(r.Problems, probs...)
 		if c.ID != "" {
@@ -167,7 +168,7 @@ func readAll(ctx context.Context, src *capsule.Source, names []string) ([]parsed
 		next   atomic.Int64
 		wg     sync.WaitGroup
 	)
-	hash := func(file string) {
+	hash := func(file string, buf []byte) {
 		mu.Lock()
 		_, done := hashes[file]
 		if !done {
@@ -177,7 +178,7 @@ func readAll(ctx context.Context, src *capsule.Source, names []string) ([]parsed
 		if done {
 			return
 		}
-		h := hashFile(src, file)
+		h := hashFile(src, file, buf)
 		mu.Lock()
 		hashes[file] = h
 		mu.Unlock()
@@ -186,6 +187,7 @@ func readAll(ctx context.Context, src *capsule.Source, names []string) ([]parsed
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			buf := make([]byte, 32<<10)
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(names) || ctx.Err() != nil {
@@ -199,7 +201,7 @@ func readAll(ctx context.Context, src *capsule.Source, names []string) ([]parsed
 				out[i].c, out[i].probs = capsule.ParseCollection(names[i], data)
 				for _, ref := range out[i].c.Files() {
 					if src.Has(ref.File) {
-						hash(ref.File)
+						hash(ref.File, buf)
 					}
 				}
 			}
@@ -228,7 +230,7 @@ func (r *Result) checkFile(src *capsule.Source, name string, ref capsule.FileRef
 	}
 	h, ok := hashes[ref.File]
 	if !ok {
-		h = hashFile(src, ref.File)
+		h = hashFile(src, ref.File, nil)
 		hashes[ref.File] = h
 	}
 	if h.err != nil {
@@ -247,14 +249,15 @@ func (r *Result) checkFile(src *capsule.Source, name string, ref capsule.FileRef
 	return good
 }
 
-func hashFile(src *capsule.Source, name string) hashResult {
+// hashFile hashes a media file, reading through buf (nil: a new one).
+func hashFile(src *capsule.Source, name string, buf []byte) hashResult {
 	f, err := src.OpenFile(name)
 	if err != nil {
 		return hashResult{err: err}
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, capsule.MaxMediaBytes+1))
+	n, err := io.CopyBuffer(h, io.LimitReader(f, capsule.MaxMediaBytes+1), buf)
 	if err != nil {
 		return hashResult{err: err}
 	}
