@@ -2,8 +2,10 @@ package build
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,9 +22,10 @@ import (
 // place only when every file is written, and a build that was cut off is
 // run again, not repaired.
 type pool struct {
-	jobs chan job
-	wg   sync.WaitGroup
-	bufs sync.Pool // *bytes.Buffer
+	jobs     chan job
+	wg       sync.WaitGroup
+	bufs     sync.Pool // *bytes.Buffer, for pages
+	copyBufs sync.Pool // *[]byte, for media
 
 	mu       sync.Mutex
 	err      error // of the earliest job that failed
@@ -47,6 +50,7 @@ func newPool(progress func(done, total int), total int) *pool {
 	n := runtime.GOMAXPROCS(0)
 	p := &pool{jobs: make(chan job, 2*n), progress: progress, total: total}
 	p.bufs.New = func() any { return new(bytes.Buffer) }
+	p.copyBufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	for range n {
 		p.wg.Add(1)
 		go func() {
@@ -134,7 +138,15 @@ func (p *pool) mkdir(file string) error {
 	if _, ok := p.dirs.Load(dir); ok {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Most folders are new and their parent exists: try that first,
+	// which is one system call where MkdirAll makes two.
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = os.MkdirAll(dir, 0o755)
+	} else if errors.Is(err, fs.ErrExist) {
+		err = nil
+	}
+	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	p.dirs.Store(dir, true)
@@ -145,7 +157,15 @@ func (p *pool) writeFile(path string, data []byte) error {
 	if err := p.mkdir(path); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	f, err := createFile(path)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	p.count(int64(len(data)))
@@ -158,11 +178,13 @@ func (p *pool) copyFile(path string, in io.ReadCloser) error {
 	if err := p.mkdir(path); err != nil {
 		return err
 	}
-	f, err := os.Create(path)
+	f, err := createFile(path)
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
-	n, err := io.Copy(f, in)
+	buf := p.copyBufs.Get().(*[]byte)
+	defer p.copyBufs.Put(buf)
+	n, err := io.CopyBuffer(f, struct{ io.Reader }{in}, *buf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
