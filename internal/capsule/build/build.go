@@ -156,13 +156,12 @@ func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Opt
 	if err != nil {
 		return Stats{}, err
 	}
-	s.stats.Collections = len(posts)
-	s.stats.Pages, s.stats.Files, s.stats.Bytes = s.pool.pages, s.pool.files, s.pool.bytes
 	// The marker goes last: a folder with it holds a whole site.
 	if err := s.write(marker, []byte("Written by monitor build; the next build replaces this folder.\n")); err != nil {
 		return Stats{}, err
 	}
-	s.stats.Files, s.stats.Bytes = s.pool.files, s.pool.bytes
+	s.stats.Collections = len(posts)
+	s.stats.Pages, s.stats.Files, s.stats.Bytes = s.pool.pages, s.pool.files, s.pool.bytes
 	if err := swap(staging, opts.Out); err != nil {
 		return Stats{}, err
 	}

@@ -101,7 +101,7 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 			mdFiles = append(mdFiles, name)
 		}
 	}
-	files, hashes, err := readAll(ctx, src, mdFiles)
+	files, hashes, err := readAll(ctx, src, mdFiles, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -132,9 +132,6 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 			}
 		}
 		r.Entries = append(r.Entries, e)
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(mdFiles))
-		}
 	}
 	for name, h := range hashes {
 		if h.err == nil {
@@ -160,10 +157,11 @@ type parsed struct {
 // readAll reads and parses the collection files and hashes the media they
 // name on GOMAXPROCS workers, each media file once. Run then judges them
 // in file order, so the result is the same as one file after another.
-func readAll(ctx context.Context, src *capsule.Source, names []string) ([]parsed, map[string]hashResult, error) {
+func readAll(ctx context.Context, src *capsule.Source, names []string, progress func(done, total int)) ([]parsed, map[string]hashResult, error) {
 	out := make([]parsed, len(names))
 	var (
 		mu     sync.Mutex
+		done   int // files read, for progress
 		hashes = map[string]hashResult{}
 		next   atomic.Int64
 		wg     sync.WaitGroup
@@ -193,16 +191,21 @@ func readAll(ctx context.Context, src *capsule.Source, names []string) ([]parsed
 				if i >= len(names) || ctx.Err() != nil {
 					return
 				}
-				data, err := src.ReadFile(names[i], capsule.MaxCollectionFileBytes)
-				if err != nil {
+				if data, err := src.ReadFile(names[i], capsule.MaxCollectionFileBytes); err != nil {
 					out[i].err = err
-					continue
-				}
-				out[i].c, out[i].probs = capsule.ParseCollection(names[i], data)
-				for _, ref := range out[i].c.Files() {
-					if src.Has(ref.File) {
-						hash(ref.File, buf)
+				} else {
+					out[i].c, out[i].probs = capsule.ParseCollection(names[i], data)
+					for _, ref := range out[i].c.Files() {
+						if src.Has(ref.File) {
+							hash(ref.File, buf)
+						}
 					}
+				}
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, len(names))
+					mu.Unlock()
 				}
 			}
 		}()
