@@ -17,6 +17,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -46,6 +47,9 @@ type Renderer struct {
 	pages  map[string]*template.Template
 	assets map[string]Asset
 	cat    catalog
+	// bufs are page buffers (*bytes.Buffer) kept between renders: the
+	// static build renders thousands of pages.
+	bufs sync.Pool
 }
 
 // New parses the templates and hashes the static files.
@@ -149,8 +153,13 @@ func (r *Renderer) Render(w io.Writer, page string, data *Page) error {
 		return fmt.Errorf("web: no page template %s", page)
 	}
 	data.cat = r.cat
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout.html", data); err != nil {
+	buf, _ := r.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer r.bufs.Put(buf)
+	buf.Reset()
+	if err := t.ExecuteTemplate(buf, "layout.html", data); err != nil {
 		return fmt.Errorf("web: render %s: %w", page, err)
 	}
 	_, err := w.Write(buf.Bytes())

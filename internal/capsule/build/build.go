@@ -11,17 +11,17 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,6 +84,7 @@ type site struct {
 	stats    Stats
 	media    map[string]string // output path → capsule path
 	urls     []string          // pages for the sitemap, from the root
+	pool     *pool             // renders and writes, in parallel
 }
 
 // Build writes the site for a capsule that check found free of errors.
@@ -147,35 +148,44 @@ func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Opt
 		return posts[i].ID > posts[j].ID
 	})
 
-	for i, p := range posts {
-		if err := ctx.Err(); err != nil {
-			return Stats{}, err
-		}
-		pg := &web.Page{Site: s.info, Title: p.Title, Nav: "home", Post: p.Post}
-		if err := s.page(p.URL, "post.html", pg); err != nil {
-			return Stats{}, err
-		}
-		s.stats.Collections++
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(posts))
-		}
+	s.pool = newPool(opts.Progress, len(posts))
+	err = s.render(ctx, posts, opts)
+	if werr := s.pool.wait(); err == nil {
+		err = werr
 	}
-	if err := s.lists(posts, opts.PageSize); err != nil {
+	if err != nil {
 		return Stats{}, err
 	}
-	if err := s.extras(posts, opts.Now); err != nil {
-		return Stats{}, err
-	}
-	if err := s.copyMedia(ctx); err != nil {
-		return Stats{}, err
-	}
+	// The marker goes last: a folder with it holds a whole site.
 	if err := s.write(marker, []byte("Written by monitor build; the next build replaces this folder.\n")); err != nil {
 		return Stats{}, err
 	}
+	s.stats.Collections = len(posts)
+	s.stats.Pages, s.stats.Files, s.stats.Bytes = s.pool.pages, s.pool.files, s.pool.bytes
 	if err := swap(staging, opts.Out); err != nil {
 		return Stats{}, err
 	}
 	return s.stats, nil
+}
+
+// render hands every page and file of the site to the pool, in the
+// site's order.
+func (s *site) render(ctx context.Context, posts []*post, opts Options) error {
+	for _, p := range posts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s.pool.failed() {
+			return nil
+		}
+		pg := &web.Page{Site: s.info, Title: p.Title, Nav: "home", Post: p.Post}
+		s.page(p.URL, "post.html", pg)
+	}
+	s.lists(posts, opts.PageSize)
+	if err := s.extras(posts, opts.Now); err != nil {
+		return err
+	}
+	return s.copyMedia(ctx)
 }
 
 // parseBase splits the base URL into the path pages are served under and,
@@ -444,10 +454,8 @@ func (s *site) quote(c *capsule.Collection, key string) *web.Quote {
 }
 
 // lists writes the home index, the author and tag pages and directories.
-func (s *site) lists(posts []*post, size int) error {
-	if err := s.paginate("", "", "", "home", nil, posts, size); err != nil {
-		return err
-	}
+func (s *site) lists(posts []*post, size int) {
+	s.paginate("", "", "", "home", nil, posts, size)
 	byAuthor := map[string][]*post{}
 	authorName := map[string]string{}
 	byTag := map[string][]*post{}
@@ -465,21 +473,21 @@ func (s *site) lists(posts []*post, size int) error {
 			}
 		}
 	}
+	// Pages go out by slug, so that sitemap.xml lists them in the same
+	// order on every build of the same capsule.
 	var authors, tags []web.Link
-	for slug, ps := range byAuthor {
+	for _, slug := range slices.Sorted(maps.Keys(byAuthor)) {
+		ps := byAuthor[slug]
 		name := authorName[slug]
 		if h := ps[0].Author.Handle; h != "" {
 			name += " (@" + h + ")"
 		}
-		if err := s.paginate("authors/"+slug+"/", s.t("build.posts_by", name), "", "authors", s.profile(ps), ps, size); err != nil {
-			return err
-		}
+		s.paginate("authors/"+slug+"/", s.t("build.posts_by", name), "", "authors", s.profile(ps), ps, size)
 		authors = append(authors, web.Link{Name: name, URL: "authors/" + slug + "/index.html", Count: len(ps)})
 	}
-	for slug, ps := range byTag {
-		if err := s.paginate("tags/"+slug+"/", "#"+tagName[slug], "", "tags", nil, ps, size); err != nil {
-			return err
-		}
+	for _, slug := range slices.Sorted(maps.Keys(byTag)) {
+		ps := byTag[slug]
+		s.paginate("tags/"+slug+"/", "#"+tagName[slug], "", "tags", nil, ps, size)
 		tags = append(tags, web.Link{Name: "#" + tagName[slug], URL: "tags/" + slug + "/index.html", Count: len(ps)})
 	}
 	byName := func(l []web.Link) {
@@ -487,15 +495,13 @@ func (s *site) lists(posts []*post, size int) error {
 	}
 	byName(authors)
 	byName(tags)
-	if err := s.page("authors/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.authors"), Nav: "authors", Terms: authors}); err != nil {
-		return err
-	}
-	return s.page("tags/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.tags"), Nav: "tags", Terms: tags})
+	s.page("authors/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.authors"), Nav: "authors", Terms: authors})
+	s.page("tags/index.html", "terms.html", &web.Page{Site: s.info, Title: s.t("nav.tags"), Nav: "tags", Terms: tags})
 }
 
 // paginate writes a list of posts as prefix/index.html and
 // prefix/page/N/index.html; profile, when set, heads every page.
-func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile, posts []*post, size int) error {
+func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile, posts []*post, size int) {
 	pages := max(1, (len(posts)+size-1)/size)
 	url := func(n int) string {
 		if n == 1 {
@@ -520,18 +526,16 @@ func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile
 		} else if n > 1 {
 			title = s.t("build.heading_page", heading, n)
 		}
-		if err := s.page(url(n), "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list}); err != nil {
-			return err
-		}
+		s.page(url(n), "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list})
 	}
-	return nil
 }
 
 // t is a text of the site's language (web/build_i18n.go).
 func (s *site) t(key string, args ...any) string { return s.r.T(s.info.Language, key, args...) }
 
-// page renders one page at a path from the site root.
-func (s *site) page(rel, tmpl string, pg *web.Page) error {
+// page renders one page at a path from the site root, on the pool: pg
+// is not touched again once handed over.
+func (s *site) page(rel, tmpl string, pg *web.Page) {
 	if pg.Root == "" {
 		pg.Root = strings.Repeat("../", strings.Count(rel, "/"))
 	}
@@ -539,32 +543,17 @@ func (s *site) page(rel, tmpl string, pg *web.Page) error {
 	if s.absBase != "" && tmpl != "404.html" {
 		pg.Canonical = s.absBase + dir
 	}
-	var b bytes.Buffer
-	if err := s.r.Render(&b, tmpl, pg); err != nil {
-		return err
-	}
-	out, err := fileLinks(b.Bytes())
-	if err != nil {
-		return fmt.Errorf("build: %s: %w", rel, err)
-	}
 	if tmpl != "404.html" && tmpl != "search.html" {
 		s.urls = append(s.urls, dir)
 	}
-	s.stats.Pages++
-	return s.write(rel, out)
+	file := filepath.Join(s.root, filepath.FromSlash(rel))
+	collection := tmpl == "post.html"
+	s.pool.submit(func(p *pool) error { return p.render(s.r, file, rel, tmpl, pg, collection) })
 }
 
+// write writes a file that is not a page, at a path from the site root.
 func (s *site) write(rel string, data []byte) error {
-	p := filepath.Join(s.root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
-	s.stats.Files++
-	s.stats.Bytes += int64(len(data))
-	return nil
+	return s.pool.writeFile(filepath.Join(s.root, filepath.FromSlash(rel)), data)
 }
 
 func (s *site) copyMedia(ctx context.Context) error {
@@ -577,30 +566,20 @@ func (s *site) copyMedia(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		in, err := s.src.OpenFile(s.media[out])
-		if err != nil {
-			return fmt.Errorf("build: %s: %w", s.media[out], err)
+		if s.pool.failed() {
+			return nil
 		}
-		p := filepath.Join(s.root, filepath.FromSlash(out))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			in.Close()
-			return fmt.Errorf("build: %w", err)
-		}
-		f, err := os.Create(p)
-		if err != nil {
-			in.Close()
-			return fmt.Errorf("build: %w", err)
-		}
-		n, err := io.Copy(f, in)
-		in.Close()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("build: copy %s: %w", s.media[out], err)
-		}
-		s.stats.Files++
-		s.stats.Bytes += n
+		file, dst := s.media[out], filepath.Join(s.root, filepath.FromSlash(out))
+		s.pool.submit(func(p *pool) error {
+			in, err := s.src.OpenFile(file)
+			if err != nil {
+				return fmt.Errorf("build: %s: %w", file, err)
+			}
+			if err := p.copyFile(dst, in); err != nil {
+				return fmt.Errorf("build: copy %s: %w", file, err)
+			}
+			return nil
+		})
 	}
 	return nil
 }

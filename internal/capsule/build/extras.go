@@ -15,13 +15,9 @@ import (
 // 404.html, the Atom feed and sitemap.xml (with a full base address only),
 // robots.txt and the static assets.
 func (s *site) extras(posts []*post, now func() time.Time) error {
-	if err := s.page("search/index.html", "search.html", &web.Page{Site: s.info, Title: s.t("nav.search"), Nav: "search"}); err != nil {
-		return err
-	}
+	s.page("search/index.html", "search.html", &web.Page{Site: s.info, Title: s.t("nav.search"), Nav: "search"})
 	// 404.html is served at any address, so its links start at the base.
-	if err := s.page("404.html", "404.html", &web.Page{Site: s.info, Title: s.t("error.notfound"), Root: s.basePath}); err != nil {
-		return err
-	}
+	s.page("404.html", "404.html", &web.Page{Site: s.info, Title: s.t("error.notfound"), Root: s.basePath})
 	index := make([]searchEntry, 0, len(posts))
 	for _, p := range posts {
 		index = append(index, searchEntryOf(p))

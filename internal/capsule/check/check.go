@@ -14,8 +14,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -98,18 +101,21 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 			mdFiles = append(mdFiles, name)
 		}
 	}
+	files, hashes, err := readAll(ctx, src, mdFiles, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
 	ids := map[string]string{}
-	hashes := map[string]hashResult{}
 	for i, name := range mdFiles {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := src.ReadFile(name, capsule.MaxCollectionFileBytes)
-		if err != nil {
-			r.add(name, "file", "%v", err)
+		if files[i].err != nil {
+			r.add(name, "file", "%v", files[i].err)
 			continue
 		}
-		c, probs := capsule.ParseCollection(name, data)
+		c, probs := files[i].c, files[i].probs
+		files[i] = parsed{} // the entry below keeps what is needed
 		e := Entry{Path: name, Collection: c, OK: !hasError(probs)}
 		r.Problems = append(r.Problems, probs...)
 		if c.ID != "" {
@@ -126,9 +132,6 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 			}
 		}
 		r.Entries = append(r.Entries, e)
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(mdFiles))
-		}
 	}
 	for name, h := range hashes {
 		if h.err == nil {
@@ -142,6 +145,76 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 		return r.Problems[i].Path < r.Problems[j].Path
 	})
 	return r, nil
+}
+
+// parsed is one collection file read and parsed.
+type parsed struct {
+	c     capsule.Collection
+	probs []capsule.Problem
+	err   error
+}
+
+// readAll reads and parses the collection files and hashes the media they
+// name on GOMAXPROCS workers, each media file once. Run then judges them
+// in file order, so the result is the same as one file after another.
+func readAll(ctx context.Context, src *capsule.Source, names []string, progress func(done, total int)) ([]parsed, map[string]hashResult, error) {
+	out := make([]parsed, len(names))
+	var (
+		mu     sync.Mutex
+		done   int // files read, for progress
+		hashes = map[string]hashResult{}
+		next   atomic.Int64
+		wg     sync.WaitGroup
+	)
+	hash := func(file string, buf []byte) {
+		mu.Lock()
+		_, done := hashes[file]
+		if !done {
+			hashes[file] = hashResult{} // claimed; filled below
+		}
+		mu.Unlock()
+		if done {
+			return
+		}
+		h := hashFile(src, file, buf)
+		mu.Lock()
+		hashes[file] = h
+		mu.Unlock()
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 32<<10)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(names) || ctx.Err() != nil {
+					return
+				}
+				if data, err := src.ReadFile(names[i], capsule.MaxCollectionFileBytes); err != nil {
+					out[i].err = err
+				} else {
+					out[i].c, out[i].probs = capsule.ParseCollection(names[i], data)
+					for _, ref := range out[i].c.Files() {
+						if src.Has(ref.File) {
+							hash(ref.File, buf)
+						}
+					}
+				}
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, len(names))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return out, hashes, nil
 }
 
 type hashResult struct {
@@ -160,7 +233,7 @@ func (r *Result) checkFile(src *capsule.Source, name string, ref capsule.FileRef
 	}
 	h, ok := hashes[ref.File]
 	if !ok {
-		h = hashFile(src, ref.File)
+		h = hashFile(src, ref.File, nil)
 		hashes[ref.File] = h
 	}
 	if h.err != nil {
@@ -179,14 +252,15 @@ func (r *Result) checkFile(src *capsule.Source, name string, ref capsule.FileRef
 	return good
 }
 
-func hashFile(src *capsule.Source, name string) hashResult {
+// hashFile hashes a media file, reading through buf (nil: a new one).
+func hashFile(src *capsule.Source, name string, buf []byte) hashResult {
 	f, err := src.OpenFile(name)
 	if err != nil {
 		return hashResult{err: err}
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, capsule.MaxMediaBytes+1))
+	n, err := io.CopyBuffer(h, io.LimitReader(f, capsule.MaxMediaBytes+1), buf)
 	if err != nil {
 		return hashResult{err: err}
 	}
