@@ -50,7 +50,7 @@ func TestServeKilledMidCaptureRecovers(t *testing.T) {
 		}
 	}
 	took := time.Since(started)
-	require.Equal(t, "complete", state, "the killed process's capture ends complete:\n%s", second.logs.String())
-	require.Contains(t, second.logs.String(), "handed back jobs that a stopped process left running")
+	require.Equal(t, "complete", state, "the killed process's capture ends complete:\n%s", second.logText())
+	require.Contains(t, second.logText(), "handed back jobs that a stopped process left running")
 	t.Logf("complete %s after the second start", took.Round(time.Millisecond))
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,8 +27,18 @@ import (
 type process struct {
 	cmd  *exec.Cmd
 	addr string
-	logs *bytes.Buffer
 	done chan struct{}
+	// logs is what the process wrote to stderr; read it with logText
+	// while it runs.
+	mu   sync.Mutex
+	logs *bytes.Buffer
+}
+
+// logText is what the process has logged so far.
+func (p *process) logText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.logs.String()
 }
 
 // startProcess runs the test binary as monitor with args and waits for the
@@ -44,7 +55,9 @@ func startProcess(t *testing.T, env map[string]string, msg, key string, args ...
 		defer close(p.done)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			p.mu.Lock()
 			p.logs.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
 			var rec map[string]any
 			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == msg {
 				addr <- fmt.Sprint(rec[key])
@@ -63,7 +76,7 @@ func startProcess(t *testing.T, env map[string]string, msg, key string, args ...
 	select {
 	case p.addr = <-addr:
 	case <-p.done:
-		t.Fatalf("monitor %s exited early:\n%s", args[0], p.logs.String())
+		t.Fatalf("monitor %s exited early:\n%s", args[0], p.logText())
 	case <-time.After(60 * time.Second):
 		t.Fatalf("monitor %s did not announce %q", args[0], msg)
 	}
