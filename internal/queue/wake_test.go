@@ -19,17 +19,9 @@ import (
 func TestJobInsertedInATransactionStartsAtOnce(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t, "sqlite")
-	require.NoError(t, queue.Migrate(ctx, st, storetest.Logger(t)))
-	q, err := queue.New(st, testQueueConfig, storetest.Logger(t))
-	require.NoError(t, err)
+	q := startQueue(t, st)
 	completed, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
 	defer cancel()
-	require.NoError(t, q.Start(ctx))
-	t.Cleanup(func() {
-		sctx, c := context.WithTimeout(ctx, 10*time.Second)
-		defer c()
-		_ = q.Stop(sctx)
-	})
 	time.Sleep(1500 * time.Millisecond) // past the first polls
 	var slowest time.Duration
 	for range 5 {
