@@ -45,24 +45,7 @@ func TestSubmissionRoutes(t *testing.T) {
 		t.Cleanup(srv.Close)
 		do := func(token, method, path, body string) (int, map[string]any) {
 			t.Helper()
-			var rd io.Reader
-			if body != "" {
-				rd = strings.NewReader(body)
-			}
-			req, err := http.NewRequest(method, srv.URL+path, rd)
-			require.NoError(t, err)
-			req.Header.Set("Authorization", "Bearer "+token)
-			if body != "" {
-				req.Header.Set("Content-Type", "application/json")
-			}
-			res, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			defer res.Body.Close()
-			b, err := io.ReadAll(res.Body)
-			require.NoError(t, err)
-			var v map[string]any
-			require.NoError(t, json.Unmarshal(b, &v), string(b))
-			return res.StatusCode, v
+			return callJSON(t, srv, token, method, path, body)
 		}
 		wait := func(id string) map[string]any {
 			t.Helper()
@@ -146,4 +129,31 @@ func TestSubmissionRoutes(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, status, prob)
 		require.Contains(t, prob["detail"], `no submission with id "not-an-id"`)
 	})
+}
+
+// callJSON sends method path with body (JSON, none when "") and the bearer
+// token to srv and returns the status and the decoded JSON object (nil
+// for an empty body).
+func callJSON(t *testing.T, srv *httptest.Server, token, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	var v map[string]any
+	if len(b) > 0 {
+		require.NoError(t, json.Unmarshal(b, &v), string(b))
+	}
+	return res.StatusCode, v
 }

@@ -2,11 +2,8 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,23 +30,7 @@ func TestWatchRoutes(t *testing.T) {
 		t.Cleanup(srv.Close)
 		do := func(token, method, path, body string) (int, map[string]any) {
 			t.Helper()
-			var rd io.Reader
-			if body != "" {
-				rd = strings.NewReader(body)
-			}
-			req, err := http.NewRequest(method, srv.URL+path, rd)
-			require.NoError(t, err)
-			req.Header.Set("Authorization", "Bearer "+token)
-			res, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			defer res.Body.Close()
-			b, err := io.ReadAll(res.Body)
-			require.NoError(t, err)
-			var v map[string]any
-			if len(b) > 0 {
-				require.NoError(t, json.Unmarshal(b, &v), string(b))
-			}
-			return res.StatusCode, v
+			return callJSON(t, srv, token, method, path, body)
 		}
 
 		for _, bad := range []struct{ body, detail string }{
