@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -82,6 +84,7 @@ func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts Ex
 		if err != nil {
 			return skipped, err
 		}
+		var page []store.SavedCollection
 		for _, sc := range rows {
 			if match != nil && !match[sc.ID] {
 				continue
@@ -90,13 +93,10 @@ func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts Ex
 				skipped++
 				continue
 			}
-			ec, err := a.exportedCollection(ctx, sc, opts.History)
-			if err != nil {
-				return skipped, err
-			}
-			if err := fn(ec); err != nil {
-				return skipped, err
-			}
+			page = append(page, sc)
+		}
+		if err := a.exportPage(ctx, page, opts.History, fn); err != nil {
+			return skipped, err
 		}
 		if len(rows) < exportPage {
 			return skipped, nil
@@ -104,6 +104,42 @@ func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts Ex
 		last := rows[len(rows)-1]
 		after = &store.SavedCursor{SavedAt: last.SavedAt, CollectionID: last.ID}
 	}
+}
+
+// exportPage reads the collections of one page on a few read
+// connections at once and hands them to fn in the page's order.
+func (a *App) exportPage(ctx context.Context, page []store.SavedCollection, history bool, fn func(ExportedCollection) error) error {
+	const chunk = 64
+	workers := max(2, runtime.GOMAXPROCS(0))
+	for len(page) > 0 {
+		part := page[:min(chunk, len(page))]
+		page = page[len(part):]
+		out := make([]ExportedCollection, len(part))
+		errs := make([]error, len(part))
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(workers, len(part)) {
+			wg.Go(func() {
+				for i := range next {
+					out[i], errs[i] = a.exportedCollection(ctx, part[i], history)
+				}
+			})
+		}
+		for i := range part {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i := range part {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			if err := fn(out[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, history bool) (ExportedCollection, error) {

@@ -160,10 +160,11 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, err
 		return nil, err
 	}
 
-	write, err := sql.Open("sqlite", sqliteDSN(abs, false))
+	writeConn, err := newSQLiteConnector(sqliteDSN(abs, false))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
+	write := sql.OpenDB(writeConn)
 	// One writer: SQLite serializes writes anyway, and a single connection
 	// turns lock contention into an orderly queue in database/sql.
 	write.SetMaxOpenConns(1)
@@ -171,11 +172,12 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, err
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
 
-	read, err := sql.Open("sqlite", sqliteDSN(abs, true))
+	readConn, err := newSQLiteConnector(sqliteDSN(abs, true))
 	if err != nil {
 		_ = write.Close()
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
+	read := sql.OpenDB(readConn)
 	n := max(2, runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)

@@ -14,8 +14,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -105,9 +107,13 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	w := &writer{root: staging, written: map[string]bool{}}
-	var missing []MissingMedia
+	w := &writer{root: staging, written: map[string]bool{}, dirs: map[string]bool{}}
 	paths := map[string]string{} // path → collection id, to keep names unique
+	pool := newFilePool(ctx, w, a, opts.TenantID, func(done int) {
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	})
 	res.Skipped, err = a.ExportCollections(ctx, opts.TenantID, app.ExportOptions{IncludePrivate: opts.IncludePrivate, History: opts.History, Query: opts.Query},
 		func(ec app.ExportedCollection) error {
 			c := FromExported(ec)
@@ -116,30 +122,22 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 				p = strings.TrimSuffix(p, ".md") + "-" + c.ID + ".md"
 			}
 			paths[p] = c.ID
+			// Each media file is copied once, by the first collection
+			// that names it.
+			var media []mediaRef
 			for _, ref := range refs(&c) {
-				if w.written[ref.file] {
-					continue
+				if !w.written[ref.file] {
+					w.written[ref.file] = true
+					media = append(media, ref)
 				}
-				if err := w.copyMedia(ctx, a, opts.TenantID, ref); err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					missing = append(missing, MissingMedia{SHA256: ref.sha, Path: p, Err: err})
-				}
-			}
-			data, err := capsule.MarshalCollection(&c)
-			if err != nil {
-				return fmt.Errorf("export: %s: %w", p, err)
-			}
-			if err := w.write(p, data); err != nil {
-				return err
 			}
 			res.Collections++
-			if opts.Progress != nil {
-				opts.Progress(res.Collections+res.Skipped, total)
-			}
-			return nil
+			return pool.add(fileJob{path: p, coll: c, media: media})
 		})
+	missing, werr := pool.wait()
+	if err == nil {
+		err = werr
+	}
 	if err != nil {
 		return res, err
 	}
@@ -246,41 +244,68 @@ const (
 )
 
 type writer struct {
-	root    string
+	root string
+	// written holds the media files claimed for copying (the exporting
+	// goroutine's own); dirs the folders made (under mu).
 	written map[string]bool
+	mu      sync.Mutex
+	dirs    map[string]bool
 	files   int
 	bytes   int64
 }
 
+// mkdir makes the folder of a file once.
+func (w *writer) mkdir(p string) error {
+	dir := filepath.Dir(p)
+	w.mu.Lock()
+	made := w.dirs[dir]
+	w.mu.Unlock()
+	if made {
+		return nil
+	}
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.dirs[dir] = true
+	w.mu.Unlock()
+	return nil
+}
+
+func (w *writer) count(n int64) {
+	w.mu.Lock()
+	w.files++
+	w.bytes += n
+	w.mu.Unlock()
+}
+
 func (w *writer) write(name string, data []byte) error {
 	p := filepath.Join(w.root, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), dirPerm); err != nil {
+	if err := w.mkdir(p); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if err := os.WriteFile(p, data, filePerm); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	w.written[name] = true
-	w.files++
-	w.bytes += int64(len(data))
+	w.count(int64(len(data)))
 	return nil
 }
 
-func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, ref mediaRef) error {
+func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, ref mediaRef, buf []byte) error {
 	rc, _, err := a.OpenMedia(ctx, tenantID, ref.sha, nil)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 	p := filepath.Join(w.root, filepath.FromSlash(ref.file))
-	if err := os.MkdirAll(filepath.Dir(p), dirPerm); err != nil {
+	if err := w.mkdir(p); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, filePerm)
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(f, rc)
+	n, err := io.CopyBuffer(onlyWriter{f}, rc, buf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -288,10 +313,105 @@ func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, 
 		_ = os.Remove(p)
 		return err
 	}
-	w.written[ref.file] = true
-	w.files++
-	w.bytes += n
+	w.count(n)
 	return nil
+}
+
+// onlyWriter hides a file's ReadFrom, so io.CopyBuffer uses the buffer.
+type onlyWriter struct{ io.Writer }
+
+// fileJob is one collection to write: its file and the media it is the
+// first to name.
+type fileJob struct {
+	path  string
+	coll  capsule.Collection
+	media []mediaRef
+}
+
+// filePool writes collections and copies their media on a few workers,
+// while the exporting goroutine reads the next ones from the archive.
+type filePool struct {
+	ctx      context.Context
+	cancel   context.CancelFunc
+	jobs     chan fileJob
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	err      error // the first write error: it ends the export
+	missing  []MissingMedia
+	done     int
+	progress func(done int)
+}
+
+func newFilePool(ctx context.Context, w *writer, a *app.App, tenantID uuid.UUID, progress func(int)) *filePool {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &filePool{ctx: ctx, cancel: cancel, jobs: make(chan fileJob, 64), progress: progress}
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		p.wg.Go(func() {
+			buf := make([]byte, 256<<10)
+			for j := range p.jobs {
+				p.run(w, a, tenantID, j, buf)
+			}
+		})
+	}
+	return p
+}
+
+func (p *filePool) run(w *writer, a *app.App, tenantID uuid.UUID, j fileJob, buf []byte) {
+	if p.ctx.Err() != nil {
+		return
+	}
+	var missing []MissingMedia
+	for _, ref := range j.media {
+		if err := w.copyMedia(p.ctx, a, tenantID, ref, buf); err != nil {
+			if p.ctx.Err() != nil {
+				return
+			}
+			missing = append(missing, MissingMedia{SHA256: ref.sha, Path: j.path, Err: err})
+		}
+	}
+	data, err := capsule.MarshalCollection(&j.coll)
+	if err != nil {
+		err = fmt.Errorf("export: %s: %w", j.path, err)
+	} else {
+		err = w.write(j.path, data)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.missing = append(p.missing, missing...)
+	if err != nil {
+		if p.err == nil {
+			p.err = err
+		}
+		p.cancel()
+		return
+	}
+	p.done++
+	p.progress(p.done)
+}
+
+// add hands a collection to the workers; it fails once one of them has.
+func (p *filePool) add(j fileJob) error {
+	select {
+	case p.jobs <- j:
+		return nil
+	case <-p.ctx.Done():
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.err != nil {
+			return p.err
+		}
+		return p.ctx.Err()
+	}
+}
+
+// wait lets the workers finish, and returns the media that could not be
+// read, in the order of their collections' files, and the first error.
+func (p *filePool) wait() ([]MissingMedia, error) {
+	close(p.jobs)
+	p.wg.Wait()
+	p.cancel()
+	sort.SliceStable(p.missing, func(i, k int) bool { return p.missing[i].Path < p.missing[k].Path })
+	return p.missing, p.err
 }
 
 // zipDir packs a staged capsule into a zip file beside its destination,
