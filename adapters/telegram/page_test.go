@@ -56,6 +56,14 @@ func TestRenderText(t *testing.T) {
 		{"nested text div (album)", `<div class="tgme_widget_message_text">inner <b>bold</b></div>`, "inner bold", "inner **bold**"},
 		{"scripts dropped", "a<script>alert(1)</script>b", "ab", "ab"},
 		{"trailing space per line", "a   <br/>b  ", "a\nb", "a\nb"},
+		// Markup re-indented by an editor shows as a browser shows it.
+		{"re-indented runs", "first\n        line\t\t and   more", "first line and more", "first line and more"},
+		{"indent after a break", "a<br/>\n    b<br>\n\n   <br/>  c", "a\nb\n\nc", "a\nb\n\nc"},
+		{"space across elements", "<b>Bold\n   </b>\n   <i> italic</i>", "Bold italic", "**Bold** _italic_"},
+		{"leading indent", "\n      text\n   ", "text", "text"},
+		{"no-break spaces stay", "a&nbsp;&nbsp; \n b", "a\u00a0\u00a0 b", "a\u00a0\u00a0 b"},
+		{"pre keeps its spaces", "code:<pre>  x\n    y</pre>", "code:\n  x\n    y", "code:\n```\n  x\n    y\n```"},
+		{"tg-emoji in re-indented text", "ok\n  <tg-emoji emoji-id=\"1\"><i class=\"emoji\"><b>🔥</b></i></tg-emoji>\n  done", "ok 🔥 done", "ok 🔥 done"},
 	}
 	for _, tt := range tests {
 		plain, md := textOf(t, tt.in)
@@ -69,7 +77,7 @@ func TestRenderTextDeepNesting(t *testing.T) {
 	// Deeper than the converter follows (the text beyond is dropped)...
 	deep := strings.Repeat("<b>", 400) + "x" + strings.Repeat("</b>", 400)
 	plain, md := textOf(t, "start "+deep+" end")
-	require.Equal(t, "start  end", plain)
+	require.Equal(t, "start end", plain)
 	require.True(t, utf8.ValidString(md))
 	// ... and deeper than the HTML parser accepts: no post at all, which
 	// Fetch answers as a page it could not read.
