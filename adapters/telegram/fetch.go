@@ -587,12 +587,17 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 	if author == "" {
 		author = "@" + ch
 	}
+	// A poll without a caption is known by its question.
+	line := m.text
+	if line == "" && m.poll != nil {
+		line = m.poll.question
+	}
 	out := &adapterv1.FetchResponse{
 		Visibility: adapterv1.Visibility_VISIBILITY_PUBLIC,
 		Display: &adapterv1.Display{
 			Text:        m.text,
 			TextKind:    adapterv1.TextKind_TEXT_KIND_PLAIN,
-			Summary:     summary(author, m.text, m.media),
+			Summary:     summary(author, line, m.media),
 			AuthorName:  author,
 			PublishedAt: timestamppb.New(m.published),
 		},
