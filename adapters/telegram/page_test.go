@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"bytes"
 	"encoding/base64"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 // textOf converts an HTML fragment the way a message text is converted.
@@ -266,6 +268,15 @@ func FuzzParsePage(f *testing.F) {
 		"<div class=\"tgme_widget_message_owner_name\">\xc3</div><span class=\"tgme_widget_message_views\">\xff1K</span>" +
 		"<a class=\"tgme_widget_message_photo_wrap\" style=\"background-image:url('https://cdn/\xfe.jpg')\"></a>" +
 		`<a class="tgme_widget_message_date"><time datetime="2026-01-05T07:42:10+00:00"></time></a></div></div>`))
+	// The real pages (read where they lie; none when absent): whole
+	// message blocks as they are, inner fragments also inside a block.
+	for _, page := range testkit.RealFixturesSeeds(f, "tme/any2feed", ".html") {
+		f.Add(page)
+		if !bytes.Contains(page, []byte("data-post=")) {
+			f.Add([]byte(`<div class="tgme_widget_message" data-post="any2feed_demo/7"><div class="tgme_widget_message_bubble">` +
+				string(page) + `<a class="tgme_widget_message_date"><time datetime="2023-02-28T08:48:01+00:00"></time></a></div></div>`))
+		}
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		pg := parsePage(body)
 		for _, s := range pg.posts {
@@ -288,13 +299,25 @@ func FuzzParsePage(f *testing.F) {
 					t.Fatalf("album member %d twice", it.messageID)
 				}
 				seen[it.messageID] = true
-				for _, u := range []string{it.url, it.thumbURL} {
+				for _, u := range []string{it.url, it.thumbURL, it.previewURL} {
 					if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 						t.Fatalf("media address %q", u)
 					}
 				}
 				if it.url == "" && it.unavailable == "" {
 					t.Fatalf("media without address or reason: %+v", it)
+				}
+			}
+			if lp := m.preview; lp != nil {
+				for _, u := range []string{lp.imageURL, lp.videoURL} {
+					if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+						t.Fatalf("link preview address %q", u)
+					}
+				}
+			}
+			for _, it := range m.media {
+				if it.previewData != "" && !strings.HasPrefix(it.previewData, "data:image/") {
+					t.Fatalf("inline preview %q", it.previewData)
 				}
 			}
 			if m.album && len(m.media) == 0 {
