@@ -596,7 +596,7 @@ func inlineImage(raw string) string {
 // srcsetURL is the first address of a srcset ("a.webp 1x, b.webp 2x").
 func srcsetURL(set string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(set), ",")
-	if strings.HasPrefix(strings.TrimSpace(first), "data:") {
+	if strings.HasPrefix(asciiLower(strings.TrimSpace(first)), "data:") {
 		// A data: URL holds commas of its own and no descriptor.
 		return strings.TrimSpace(set)
 	}
