@@ -509,3 +509,173 @@ func TestRealChannelPages(t *testing.T) {
 	require.Equal(t, "https://t.me/anna_news/46908", resp.GetRelatedTargets()[0].GetUrl())
 	require.Empty(t, resp.GetNextPageCursor())
 }
+
+// tmeClasses is the field table of t.me's markup: every class the saved
+// pages use, and what the adapter does with it. "kept: ..." names the
+// field it becomes; "ignored: ..." says why not. TestRealPageClassesKnown
+// fails on a class the table does not list, so a new shape in the samples
+// gets a decision.
+var tmeClasses = map[string]string{
+	// The post and its header.
+	"tgme_widget_message":                     "kept: data-post is channel and id, data-view the channel's numeric id and the album hint",
+	"tgme_widget_message_bubble":              "kept: a post without one is refused (unexpected page shape)",
+	"tgme_widget_message_owner_name":          "kept: author_name, and the channel's title when the post is the channel's own",
+	"tgme_widget_message_user_photo":          "kept: its <img> is the channel's avatar (avatar resource of telegram.channel)",
+	"tgme_widget_message_forwarded_from":      "kept: forwarded_from (name, and url when the source is public)",
+	"tgme_widget_message_forwarded_from_name": "kept: forwarded_from.name, its link forwarded_from.url/channel/message_id",
+	"tgme_widget_message_text":                "kept: text (browser white space) and text_markdown",
+	"emoji":                                   "kept: the emoji character inside, as text",
+	// The footer.
+	"tgme_widget_message_date":        "kept: its <time datetime> is published_at",
+	"tgme_widget_message_meta":        "kept: the word \"edited\" in it is edited",
+	"tgme_widget_message_from_author": "kept: signature",
+	"tgme_widget_message_views":       "kept: views (read from the rounded count) and views_text",
+	"tgme_widget_message_voters":      "kept: poll.voters and poll.voters_count (the footer holds the poll's voters)",
+	// Media.
+	"tgme_widget_message_photo_wrap":          "kept: a photo; its style's background-image is the file",
+	"tgme_widget_message_video_player":        "kept: a video, or a GIF when it has no play button",
+	"message_video_play":                      "kept: its absence marks a GIF",
+	"tgme_widget_message_video_thumb":         "kept: the poster resource (or thumbnail when the video is not given)",
+	"message_video_duration":                  "kept: duration_ms",
+	"not_supported":                           "kept: a video too big for the preview (unavailable_reason)",
+	"message_media_not_supported_label":       "kept: tells a too-big medium from one the page cannot show",
+	"tgme_widget_message_roundvideo_player":   "kept: a round video (kind round_video)",
+	"tgme_widget_message_roundvideo_wrap":     "kept: a round video on pages without the player",
+	"tgme_widget_message_roundvideo":          "ignored: the class of the player's <video>, whose src the round video player gives",
+	"tgme_widget_message_roundvideo_thumb":    "kept: the round video's poster",
+	"tgme_widget_message_roundvideo_duration": "kept: duration_ms",
+	"tgme_widget_message_voice_player":        "kept: a voice message (kind voice)",
+	"tgme_widget_message_voice":               "ignored: the class of the player's <audio>, whose src (Ogg) the voice player gives",
+	"tgme_widget_message_voice_duration":      "kept: duration_ms",
+	"tgme_widget_message_document_wrap":       "kept: a document; the page gives no address, so unavailable_reason says an account is needed",
+	"tgme_widget_message_document_title":      "kept: media.title (the file's name)",
+	"tgme_widget_message_document_extra":      "kept: media.size as shown (\"2.1 MB\")",
+	"tgme_widget_message_document_icon":       "kept: with class audio, the document is music (kind audio)",
+	"tgme_widget_message_sticker_wrap":        "kept: a sticker",
+	"tgme_widget_message_tgsticker_wrap":      "kept: an animated sticker",
+	"tgme_widget_message_tgsticker":           "kept: the .tgs <source> is the file (format tgs), an image <source> its preview",
+	"tgme_widget_message_grouped_wrap":        "kept: an album: one message, every member in media",
+	"grouped_media_wrap":                      "kept: an album member; its ?single link is the member's message id",
+	"media_supported_cont":                    "ignored: a wrapper (with tgme_widget_message_one_media, the 2024 one) around media and text; the parser reads inside it",
+	// Polls.
+	"tgme_widget_message_poll":                "kept: poll; class multiple is multiple_answers",
+	"multiple":                                "kept: poll.multiple_answers",
+	"tgme_widget_message_poll_question":       "kept: poll.question",
+	"tgme_widget_message_poll_type":           "kept: poll.type (\"Anonymous Poll\")",
+	"tgme_widget_message_poll_option":         "kept: poll.options in order",
+	"tgme_widget_message_poll_option_text":    "kept: option text",
+	"tgme_widget_message_poll_option_percent": "kept: option percent",
+	// Link previews.
+	"tgme_widget_message_link_preview": "kept: link_preview.url",
+	"link_preview_site_name":           "kept: link_preview.site_name",
+	"link_preview_title":               "kept: link_preview.title",
+	"link_preview_description":         "kept: link_preview.description",
+	"link_preview_image":               "kept: link_preview.image_url, the link_preview resource",
+	"link_preview_video_player":        "kept: link_preview.video",
+	"link_preview_video_thumb":         "kept: the link_preview resource when the card has no image",
+	"link_preview_video":               "ignored: the class of the card player's <video>, whose src is link_preview.video_url",
+
+	// Ignored.
+	"tgme_widget_message_wrap":                     "ignored: the page's wrapper of one post",
+	"tgme_widget_message_user":                     "ignored: wrapper of the avatar (read through)",
+	"tgme_widget_message_author":                   "ignored: wrapper of the owner name (read through)",
+	"tgme_widget_message_bubble_tail":              "ignored: the drawing of the bubble's tail",
+	"bubble_icon":                                  "ignored: the tail's SVG",
+	"background":                                   "ignored: a path of the tail's SVG",
+	"border_1x":                                    "ignored: a path of the tail's SVG",
+	"border_2x":                                    "ignored: a path of the tail's SVG",
+	"border_3x":                                    "ignored: a path of the tail's SVG",
+	"tgme_widget_message_footer":                   "ignored: layout of the footer (its parts are read)",
+	"tgme_widget_message_info":                     "ignored: layout of the footer",
+	"compact":                                      "ignored: footer layout",
+	"short":                                        "ignored: footer layout",
+	"copyonly":                                     "ignored: the words \" views\"/\" voters\" added for copying the footer",
+	"time":                                         "ignored: the class of <time>; its datetime is read",
+	"tgme_widget_message_service_date_wrap":        "ignored: the day separator of the page, derived from the posts' times",
+	"tgme_widget_message_service_date":             "ignored: the day separator's text (\"February 27\")",
+	"date_visible":                                 "ignored: whether the day separator shows",
+	"tgme_widget_message_photo":                    "ignored: the photo's aspect-ratio box",
+	"tgme_widget_message_video":                    "ignored: the <video>'s class; the element's src is read",
+	"tgme_widget_message_video_wrap":               "ignored: the video's display box (width, padding-top), not the file's size",
+	"link_preview_video_wrap":                      "ignored: the card video's display box",
+	"tgme_widget_message_grouped":                  "ignored: the album's layout box",
+	"tgme_widget_message_grouped_layer":            "ignored: the album's layout layer",
+	"grouped_media":                                "ignored: a member's position in the album layout",
+	"grouped_media_helper":                         "ignored: a member's position in the album layout",
+	"tgme_widget_message_poll_options":             "ignored: the options' link to the post",
+	"tgme_widget_message_poll_option_value":        "ignored: wrapper of an option's text and bar",
+	"tgme_widget_message_poll_option_bar":          "ignored: the bar's width is relative to the leading option; the percent is kept",
+	"tgme_widget_message_roundvideo_border":        "ignored: the circle's drawing",
+	"tgme_widget_message_roundvideo_muted":         "ignored: player control",
+	"tgme_widget_message_roundvideo_play":          "ignored: player control",
+	"tgme_widget_message_roundvideo_progress":      "ignored: player progress",
+	"tgme_widget_message_roundvideo_progress_wrap": "ignored: player progress",
+	"tgme_widget_message_voice_play":               "ignored: player control",
+	"tgme_widget_message_voice_wrap":               "ignored: player layout",
+	"tgme_widget_message_voice_progress":           "ignored: player progress",
+	"tgme_widget_message_voice_progress_bg":        "ignored: the waveform's drawing (data-waveform is empty on the page)",
+	"tgme_widget_message_voice_progress_wrap":      "ignored: player progress",
+	"bar":                              "ignored: the waveform's bars",
+	"tgme_widget_message_document":     "ignored: wrapper of a document's title and size",
+	"message_media_not_supported_wrap": "ignored: the notice a browser that cannot play a medium shows (its label is read)",
+	"message_media_not_supported":      "ignored: the notice's box",
+	"message_media_view_in_telegram":   "ignored: the notice's \"VIEW IN TELEGRAM\" link",
+	"media_not_supported_cont":         "ignored: the notice shown instead of a sticker in browsers that cannot play it",
+	"text_not_supported_wrap":          "ignored: layout class of every post",
+	"no_bubble":                        "ignored: layout (stickers and round videos have no bubble)",
+	"sticker_media":                    "ignored: layout of a sticker post",
+	"roundvideo_media":                 "ignored: layout of a round-video post",
+	"before_footer":                    "ignored: layout of the text",
+	"blured":                           "ignored: the album's blurred background",
+	"ready":                            "ignored: player state",
+	"playing":                          "ignored: player state",
+	"accent_color":                     "ignored: colour",
+	"accent_bg":                        "ignored: colour",
+	"accent_bghover":                   "ignored: colour",
+}
+
+// Classes matched by their shape rather than by name.
+var (
+	tmeScriptHook  = regexp.MustCompile(`^js-`)         // the page's script hooks
+	tmeColour      = regexp.MustCompile(`^bgcolor\d+$`) // the avatar's placeholder colour
+	tmeInternalIDs = regexp.MustCompile(`^\d+(_\d+)?$`) // Telegram's own ids on a photo, with no documented meaning
+	classAttr      = regexp.MustCompile(`class="([^"]*)"`)
+)
+
+// TestRealPageClassesKnown holds the field table to the samples: every
+// class they use is in tmeClasses or one of the ignored shapes, and every
+// class the table says is kept is read by the parser.
+func TestRealPageClassesKnown(t *testing.T) {
+	t.Parallel()
+	dir := testkit.RealFixturesDir(t, "tme/any2feed")
+	files, err := filepath.Glob(filepath.Join(dir, "*.html"))
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range classAttr.FindAllSubmatch(b, -1) {
+			for _, c := range strings.Fields(string(m[1])) {
+				if tmeScriptHook.MatchString(c) || tmeColour.MatchString(c) || tmeInternalIDs.MatchString(c) {
+					continue
+				}
+				seen[c] = true
+				_, ok := tmeClasses[c]
+				require.True(t, ok, "%s uses class %s, which the field table (tmeClasses) does not list", filepath.Base(f), c)
+			}
+		}
+	}
+	var parser strings.Builder
+	for _, src := range []string{"page.go", "text.go"} {
+		b, err := os.ReadFile(src)
+		require.NoError(t, err)
+		parser.Write(b)
+	}
+	for c, what := range tmeClasses {
+		require.True(t, strings.HasPrefix(what, "kept: ") || strings.HasPrefix(what, "ignored: "), c)
+		if strings.HasPrefix(what, "kept: ") {
+			named := regexp.MustCompile(`["., (]` + regexp.QuoteMeta(c) + `\b`).MatchString(parser.String())
+			require.True(t, named, "the table says %s is kept, but the parser never names it", c)
+		}
+	}
+}
