@@ -24,6 +24,27 @@ import (
 // changes it without notice: everything here reads defensively, and a page
 // that lacks what a post must have (its data-post, its time) is refused as a
 // whole rather than saved in part.
+//
+// Shapes beyond that document, read from the real samples
+// (shared/fixtures/real/tme/any2feed) and later markup; what each class
+// becomes is the field table in real_test.go (tmeClasses):
+//   - a round video is a .tgme_widget_message_roundvideo_player holding
+//     the circle (.tgme_widget_message_roundvideo_wrap: thumb and <video>)
+//     and, beside it, the duration;
+//   - an animated sticker is a picture.tgme_widget_message_tgsticker with a
+//     <source type=application/x-tgsticker> (.tgs) and image sources (the
+//     sample's is an inline data:image/svg+xml outline); a video sticker a
+//     .tgme_widget_message_videosticker with a WebM <video> holding an
+//     <img> preview;
+//   - a poll's voters are in the footer (.tgme_widget_message_voters), not
+//     in the poll; class multiple marks a poll that takes several answers;
+//   - a link preview may hold a .link_preview_video_player (thumb, <video>,
+//     duration);
+//   - since 2024 media and text may sit in .media_supported_cont >
+//     .tgme_widget_message_one_media > .media_supported_cont, which only
+//     descendant selectors (as here) reach;
+//   - saved pages may be re-indented: text white space is collapsed as a
+//     browser does (text.go).
 
 // Media kinds as the telegram.message schema names them.
 const (
