@@ -14,7 +14,7 @@ const (
 	// AdapterID is the adapter's id in core's registry.
 	AdapterID = "telegram"
 	// Version is the adapter's software version, recorded with captures.
-	Version = "0.1.0"
+	Version = "0.2.0"
 	// Platform is the platform name in every target the adapter resolves.
 	Platform = "telegram"
 	// ProviderTmePublic reads public channels and groups through t.me's

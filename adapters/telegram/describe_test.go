@@ -82,19 +82,32 @@ func TestSchemasRefuseWhatFetchNeverProduces(t *testing.T) {
 			"media":[{"message_id":101,"kind":"photo"},{"message_id":102,"kind":"video","duration_ms":8000,"unavailable_reason":"too big"}],
 			"forwarded_from":{"name":"A"},"reply_to":{"channel":"tidewatch_demo","message_id":9},
 			"link_preview":{"url":"https://a.example/"},"poll":{"question":"q","options":[{"text":"yes","percent":100}]}}`, true},
-		{"telegram.message", `{"id":1,"channel":"tidewatch_demo"}`, false},                                // url is required
-		{"telegram.message", `{"id":0,"channel":"tidewatch_demo","url":"https://t.me/a"}`, false},         // ids start at 1
-		{"telegram.message", `{"id":"101","channel":"tidewatch_demo","url":"https://t.me/a"}`, false},     // ids are numbers
-		{"telegram.message", `{"id":9223372036854775808,"channel":"abcd","url":"https://t.me/a"}`, false}, // past int64
-		{"telegram.message", `{"id":1,"channel":"TideWatch","url":"https://t.me/a"}`, false},              // lowercase
-		{"telegram.message", `{"id":1,"channel":"abc","url":"https://t.me/a"}`, false},                    // too short
-		{"telegram.message", `{"id":1,"channel":"1abcd","url":"https://t.me/a"}`, false},                  // starts with a letter
-		{"telegram.message", `{` + msg + `,"likes":3}`, false},                                            // unknown field
-		{"telegram.message", `{` + msg + `,"views":-1}`, false},                                           // negative count
-		{"telegram.message", `{` + msg + `,"media":[{"message_id":101,"kind":"hologram"}]}`, false},       // unknown kind
-		{"telegram.message", `{` + msg + `,"media":[{"kind":"photo"}]}`, false},                           // member id required
-		{"telegram.message", `{` + msg + `,"reply_to":{"channel":"tidewatch_demo"}}`, false},              // reply needs its id
-		{"telegram.message", `{` + msg + `,"poll":{"options":[{"text":"a","percent":101}]}}`, false},      // percent
+		// What the adapter wrote before polls kept their voter count and
+		// stickers their format: old revisions still validate.
+		{"telegram.message", `{` + msg + `,"media":[{"message_id":101,"kind":"sticker","unavailable_reason":"not shown"}],` +
+			`"poll":{"question":"q","voters":"222","options":[{"text":"a","percent":16}]},"link_preview":{"url":"https://a.example/","image_url":"https://cdn/i.jpg"}}`, true},
+		// The fields added for issue 21.
+		{"telegram.message", `{` + msg + `,"media":[{"message_id":101,"kind":"sticker","format":"tgs","preview_data_url":"data:image/svg+xml;base64,PHN2Zy8+"},` +
+			`{"message_id":101,"kind":"round_video","duration_ms":57000}],` +
+			`"poll":{"question":"q","voters":"222","voters_count":222,"multiple_answers":true,"options":[{"text":"a","percent":83}]},` +
+			`"link_preview":{"url":"https://t.me/shalnyak/5410","video":true,"video_url":"https://cdn/v.mp4?token=x","video_duration_ms":11000}}`, true},
+		{"telegram.message", `{` + msg + `,"media":[{"message_id":101,"kind":"sticker","format":"lottie"}]}`, false},                               // unknown format
+		{"telegram.message", `{` + msg + `,"media":[{"message_id":101,"kind":"sticker","preview_data_url":"data:text/html;base64,PA=="}]}`, false}, // not an image
+		{"telegram.message", `{` + msg + `,"media":[{"message_id":101,"kind":"sticker","preview_data_url":"https://cdn/a.webp"}]}`, false},         // not inline
+		{"telegram.message", `{` + msg + `,"poll":{"voters_count":-1}}`, false},                                                                    // negative count
+		{"telegram.message", `{"id":1,"channel":"tidewatch_demo"}`, false},                                                                         // url is required
+		{"telegram.message", `{"id":0,"channel":"tidewatch_demo","url":"https://t.me/a"}`, false},                                                  // ids start at 1
+		{"telegram.message", `{"id":"101","channel":"tidewatch_demo","url":"https://t.me/a"}`, false},                                              // ids are numbers
+		{"telegram.message", `{"id":9223372036854775808,"channel":"abcd","url":"https://t.me/a"}`, false},                                          // past int64
+		{"telegram.message", `{"id":1,"channel":"TideWatch","url":"https://t.me/a"}`, false},                                                       // lowercase
+		{"telegram.message", `{"id":1,"channel":"abc","url":"https://t.me/a"}`, false},                                                             // too short
+		{"telegram.message", `{"id":1,"channel":"1abcd","url":"https://t.me/a"}`, false},                                                           // starts with a letter
+		{"telegram.message", `{` + msg + `,"likes":3}`, false},                                                                                     // unknown field
+		{"telegram.message", `{` + msg + `,"views":-1}`, false},                                                                                    // negative count
+		{"telegram.message", `{` + msg + `,"media":[{"message_id":101,"kind":"hologram"}]}`, false},                                                // unknown kind
+		{"telegram.message", `{` + msg + `,"media":[{"kind":"photo"}]}`, false},                                                                    // member id required
+		{"telegram.message", `{` + msg + `,"reply_to":{"channel":"tidewatch_demo"}}`, false},                                                       // reply needs its id
+		{"telegram.message", `{` + msg + `,"poll":{"options":[{"text":"a","percent":101}]}}`, false},                                               // percent
 		{"telegram.channel", `{"username":"tidewatch_demo","url":"https://t.me/tidewatch_demo"}`, true},
 		{"telegram.channel", `{"username":"tidewatch_demo","url":"https://t.me/tidewatch_demo","id":-1001874921563,"title":"T","subscribers":27400,"verified":true}`, true},
 		{"telegram.channel", `{"username":"tidewatch_demo"}`, false},

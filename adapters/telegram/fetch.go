@@ -36,6 +36,11 @@ const (
 	purposeAvatar      = "avatar"
 	purposeThumbnail   = "thumbnail"
 	purposeLinkPreview = "link_preview"
+	// purposeLinkPreviewVideo is the video a link preview plays.
+	purposeLinkPreviewVideo = "link_preview_video"
+	// purposeStickerPreview is the still image of an animated or video
+	// sticker, which is what a browser can show of it.
+	purposeStickerPreview = "sticker_preview"
 	// purposePoster marks the still frame of a video or GIF that is shown:
 	// resources of the message, one per shown video in order, or none.
 	purposePoster = "poster"
@@ -364,6 +369,8 @@ type mediaData struct {
 	Title             string `json:"title,omitempty"`
 	Size              string `json:"size,omitempty"`
 	UnavailableReason string `json:"unavailable_reason,omitempty"`
+	Format            string `json:"format,omitempty"`
+	PreviewDataURL    string `json:"preview_data_url,omitempty"`
 }
 
 type forwardData struct {
@@ -383,18 +390,23 @@ type replyData struct {
 }
 
 type linkPrevData struct {
-	URL         string `json:"url,omitempty"`
-	SiteName    string `json:"site_name,omitempty"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	ImageURL    string `json:"image_url,omitempty"`
+	URL             string `json:"url,omitempty"`
+	SiteName        string `json:"site_name,omitempty"`
+	Title           string `json:"title,omitempty"`
+	Description     string `json:"description,omitempty"`
+	ImageURL        string `json:"image_url,omitempty"`
+	Video           bool   `json:"video,omitempty"`
+	VideoURL        string `json:"video_url,omitempty"`
+	VideoDurationMS uint32 `json:"video_duration_ms,omitempty"`
 }
 
 type pollData struct {
-	Question string           `json:"question,omitempty"`
-	Type     string           `json:"type,omitempty"`
-	Voters   string           `json:"voters,omitempty"`
-	Options  []pollOptionData `json:"options,omitempty"`
+	Question        string           `json:"question,omitempty"`
+	Type            string           `json:"type,omitempty"`
+	Voters          string           `json:"voters,omitempty"`
+	VotersCount     *int64           `json:"voters_count,omitempty"`
+	MultipleAnswers bool             `json:"multiple_answers,omitempty"`
+	Options         []pollOptionData `json:"options,omitempty"`
 }
 
 type pollOptionData struct {
@@ -426,9 +438,10 @@ type channelData struct {
 // with the album, whose identity (canonical_target) is its first message.
 //
 // Media order: the display media (album members in order), then
-// thumbnails of videos the preview does not give and the link preview's
-// image (resources of the message), then the channel's avatar (a resource
-// of the channel), then the posters of the videos shown (resources of the
+// thumbnails of videos the preview does not give, still previews of
+// animated and video stickers, the link preview's image and its video
+// (resources of the message), then the channel's avatar (a resource of the
+// channel), then the posters of the videos shown (resources of the
 // message).
 func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error) {
 	rootID := m.id
@@ -446,15 +459,25 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 	for _, it := range m.media {
 		resources = append(resources, g.AddMedia(displayMedia(it))...)
 		media = append(media, mediaData{MessageID: it.messageID, Kind: it.kind, DurationMS: it.durationMS,
-			Title: it.title, Size: it.sizeText, UnavailableReason: it.unavailable})
+			Title: it.title, Size: it.sizeText, UnavailableReason: it.unavailable,
+			Format: it.format, PreviewDataURL: it.previewData})
 	}
 	for _, it := range m.media {
 		if it.unavailable != "" && it.thumbURL != "" {
 			resources = append(resources, g.AddMedia(imageResource(it.thumbURL, purposeThumbnail))...)
 		}
+		if it.previewURL != "" {
+			resources = append(resources, g.AddMedia(imageResource(it.previewURL, purposeStickerPreview))...)
+		}
 	}
-	if m.preview != nil && m.preview.imageURL != "" {
-		resources = append(resources, g.AddMedia(imageResource(m.preview.imageURL, purposeLinkPreview))...)
+	if p := m.preview; p != nil {
+		if p.imageURL != "" {
+			resources = append(resources, g.AddMedia(imageResource(p.imageURL, purposeLinkPreview))...)
+		}
+		if p.videoURL != "" {
+			resources = append(resources, g.AddMedia(&adapterv1.Media{Url: p.videoURL, Kind: adapterv1.MediaKind_MEDIA_KIND_VIDEO,
+				Mime: "video/mp4", DurationMs: p.videoDurationMS, Purpose: purposeLinkPreviewVideo})...)
+		}
 	}
 
 	text := m.text
@@ -491,10 +514,12 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 		d.ReplyTo = &replyData{Channel: r.channel, MessageID: r.messageID, URL: r.url, AuthorName: r.authorName, Text: shortText(r.text, 4000)}
 	}
 	if p := m.preview; p != nil {
-		d.LinkPreview = &linkPrevData{URL: p.url, SiteName: p.siteName, Title: p.title, Description: shortText(p.description, 4000), ImageURL: p.imageURL}
+		d.LinkPreview = &linkPrevData{URL: p.url, SiteName: p.siteName, Title: p.title, Description: shortText(p.description, 4000), ImageURL: p.imageURL,
+			Video: p.videoURL != "" || p.videoDurationMS > 0, VideoURL: p.videoURL, VideoDurationMS: p.videoDurationMS}
 	}
 	if p := m.poll; p != nil {
-		pd := &pollData{Question: shortText(p.question, 1000), Type: shortText(p.kind, 200), Voters: shortText(p.voters, 200)}
+		pd := &pollData{Question: shortText(p.question, 1000), Type: shortText(p.kind, 200), Voters: shortText(p.voters, 200),
+			VotersCount: p.votersCount, MultipleAnswers: p.multiple}
 		for _, o := range p.options {
 			pd.Options = append(pd.Options, pollOptionData{Text: shortText(o.text, 1000), Percent: o.percent})
 		}
@@ -562,12 +587,17 @@ func buildMessage(m *message, requested int64) (*adapterv1.FetchResponse, error)
 	if author == "" {
 		author = "@" + ch
 	}
+	// A poll without a caption is known by its question.
+	line := m.text
+	if line == "" && m.poll != nil {
+		line = m.poll.question
+	}
 	out := &adapterv1.FetchResponse{
 		Visibility: adapterv1.Visibility_VISIBILITY_PUBLIC,
 		Display: &adapterv1.Display{
 			Text:        m.text,
 			TextKind:    adapterv1.TextKind_TEXT_KIND_PLAIN,
-			Summary:     summary(author, m.text, m.media),
+			Summary:     summary(author, line, m.media),
 			AuthorName:  author,
 			PublishedAt: timestamppb.New(m.published),
 		},
@@ -636,7 +666,14 @@ func displayMedia(it mediaItem) *adapterv1.Media {
 	case kindPhoto:
 		md.Kind, md.Mime = adapterv1.MediaKind_MEDIA_KIND_IMAGE, imageMime(it.url)
 	case kindSticker:
-		md.Kind, md.Mime = adapterv1.MediaKind_MEDIA_KIND_IMAGE, "image/webp"
+		switch it.format {
+		case stickerTGS:
+			md.Kind, md.Mime = adapterv1.MediaKind_MEDIA_KIND_DOCUMENT, "application/x-tgsticker"
+		case stickerWebM:
+			md.Kind, md.Mime = adapterv1.MediaKind_MEDIA_KIND_DOCUMENT, "video/webm"
+		default:
+			md.Kind, md.Mime = adapterv1.MediaKind_MEDIA_KIND_IMAGE, "image/webp"
+		}
 	case kindVideo, kindRoundVideo:
 		md.Kind, md.Mime = adapterv1.MediaKind_MEDIA_KIND_VIDEO, "video/mp4"
 	case kindGIF:

@@ -24,6 +24,27 @@ import (
 // changes it without notice: everything here reads defensively, and a page
 // that lacks what a post must have (its data-post, its time) is refused as a
 // whole rather than saved in part.
+//
+// Shapes beyond that document, read from the real samples
+// (shared/fixtures/real/tme/any2feed) and later markup; what each class
+// becomes is the field table in real_test.go (tmeClasses):
+//   - a round video is a .tgme_widget_message_roundvideo_player holding
+//     the circle (.tgme_widget_message_roundvideo_wrap: thumb and <video>)
+//     and, beside it, the duration;
+//   - an animated sticker is a picture.tgme_widget_message_tgsticker with a
+//     <source type=application/x-tgsticker> (.tgs) and image sources (the
+//     sample's is an inline data:image/svg+xml outline); a video sticker a
+//     .tgme_widget_message_videosticker with a WebM <video> holding an
+//     <img> preview;
+//   - a poll's voters are in the footer (.tgme_widget_message_voters), not
+//     in the poll; class multiple marks a poll that takes several answers;
+//   - a link preview may hold a .link_preview_video_player (thumb, <video>,
+//     duration);
+//   - since 2024 media and text may sit in .media_supported_cont >
+//     .tgme_widget_message_one_media > .media_supported_cont, which only
+//     descendant selectors (as here) reach;
+//   - saved pages may be re-indented: text white space is collapsed as a
+//     browser does (text.go).
 
 // Media kinds as the telegram.message schema names them.
 const (
@@ -204,7 +225,22 @@ type mediaItem struct {
 	title       string
 	sizeText    string
 	unavailable string
+	// format is a sticker's: stickerWebP, stickerTGS or stickerWebM.
+	format string
+	// previewURL is the still image of an animated or video sticker;
+	// previewData the inline (data:) image the page shows instead when it
+	// links none.
+	previewURL  string
+	previewData string
 }
+
+// Sticker formats: a still WebP image, an animated Lottie sticker (.tgs,
+// gzipped JSON that browsers do not play) or a WebM video sticker.
+const (
+	stickerWebP = "webp"
+	stickerTGS  = "tgs"
+	stickerWebM = "webm"
+)
 
 type forward struct {
 	name      string
@@ -224,13 +260,23 @@ type reply struct {
 
 type linkPreview struct {
 	url, siteName, title, description, imageURL string
+	// A preview with a video player (a t.me post's video, a clip): its
+	// address when the player gives one, and its length.
+	videoURL        string
+	videoDurationMS uint32
 }
 
 type poll struct {
 	question string
 	kind     string
 	options  []pollOption
-	voters   string
+	// voters is the count as the footer prints it ("222", "1.2K"),
+	// votersCount the number read from it.
+	voters      string
+	votersCount *int64
+	// multiple: the poll takes several answers (t.me marks it so), and
+	// its percentages may add up to more than 100.
+	multiple bool
 }
 
 type pollOption struct {
@@ -307,6 +353,13 @@ func parseMessage(s *goquery.Selection) (*message, error) {
 	}
 	if pl := own(s, ".tgme_widget_message_poll").First(); pl.Length() > 0 {
 		m.poll = parsePoll(pl, base)
+		// The voters are printed in the footer, beside the views.
+		if v := own(s, ".tgme_widget_message_voters").First(); v.Length() > 0 && m.poll.voters == "" {
+			m.poll.voters = strings.TrimSpace(plainOf(v, base))
+		}
+		if n, ok := parseCount(m.poll.voters); ok {
+			m.poll.votersCount = &n
+		}
 	}
 	m.forward = parseForward(own(s, ".tgme_widget_message_forwarded_from").First(), base)
 	m.reply = parseReply(s.Find(".tgme_widget_message_reply").First(), base)
@@ -366,9 +419,14 @@ func albumMedia(grouped *goquery.Selection) ([]mediaItem, error) {
 }
 
 // mediaSelector matches the media of a post that is not an album.
+// A round video's player holds its wrap (the circle) and, beside it, the
+// duration; older pages have the wrap alone. Animated and video stickers
+// sit in a sticker wrap of their own or in the common one.
 const mediaSelector = ".tgme_widget_message_photo_wrap, .tgme_widget_message_video_player, " +
-	".tgme_widget_message_roundvideo_wrap, .tgme_widget_message_voice_player, .tgme_widget_message_document_wrap, " +
-	".tgme_widget_message_sticker_wrap, .tgme_widget_message_location_wrap, .tgme_widget_message_contact"
+	".tgme_widget_message_roundvideo_player, .tgme_widget_message_roundvideo_wrap, " +
+	".tgme_widget_message_voice_player, .tgme_widget_message_document_wrap, " +
+	".tgme_widget_message_sticker_wrap, .tgme_widget_message_tgsticker_wrap, .tgme_widget_message_videosticker_wrap, " +
+	".tgme_widget_message_location_wrap, .tgme_widget_message_contact"
 
 // singleMedia reads the media of a post that is not an album, in page
 // order; a post the web preview cannot show gets one unsupported item.
@@ -383,7 +441,7 @@ func singleMedia(s *goquery.Selection, id int64) []mediaItem {
 			items = append(items, photoItem(m, id))
 		case m.HasClass("tgme_widget_message_video_player"):
 			items = append(items, videoItem(m, id))
-		case m.HasClass("tgme_widget_message_roundvideo_wrap"):
+		case m.HasClass("tgme_widget_message_roundvideo_player"), m.HasClass("tgme_widget_message_roundvideo_wrap"):
 			it := videoItem(m, id)
 			it.kind = kindRoundVideo
 			items = append(items, it)
@@ -396,7 +454,8 @@ func singleMedia(s *goquery.Selection, id int64) []mediaItem {
 			items = append(items, it)
 		case m.HasClass("tgme_widget_message_document_wrap"):
 			items = append(items, documentItem(m, id))
-		case m.HasClass("tgme_widget_message_sticker_wrap"):
+		case m.HasClass("tgme_widget_message_sticker_wrap"), m.HasClass("tgme_widget_message_tgsticker_wrap"),
+			m.HasClass("tgme_widget_message_videosticker_wrap"):
 			items = append(items, stickerItem(m, id))
 		case m.HasClass("tgme_widget_message_location_wrap"):
 			items = append(items, mediaItem{messageID: id, kind: kindUnsupported, title: "location", unavailable: fmt.Sprintf(reasonNotShown, "location")})
@@ -477,13 +536,96 @@ func documentItem(m *goquery.Selection, id int64) mediaItem {
 	return it
 }
 
-// stickerItem reads a sticker: a WebP image when the page gives one.
+// stickerItem reads a sticker: a still WebP image (data-webp), an
+// animated sticker (<picture class=tgme_widget_message_tgsticker> with a
+// .tgs <source>) or a video sticker (<video> of WebM). The animated and
+// video ones are kept as files with their still preview, since a browser
+// shows only the preview of a .tgs.
 func stickerItem(m *goquery.Selection, id int64) mediaItem {
 	it := mediaItem{messageID: id, kind: kindSticker}
-	if it.url = mediaURL(m.Find(".tgme_widget_message_sticker").First().AttrOr("data-webp", "")); it.url == "" {
+	if u := mediaURL(m.Find(".tgme_widget_message_sticker").First().AttrOr("data-webp", "")); u != "" {
+		it.url, it.format = u, stickerWebP
+		return it
+	}
+	if pic := m.Find(".tgme_widget_message_tgsticker").First(); pic.Length() > 0 {
+		it.format = stickerTGS
+		pic.Find("source").Each(func(_ int, src *goquery.Selection) {
+			typ := strings.ToLower(strings.TrimSpace(src.AttrOr("type", "")))
+			set := srcsetURL(src.AttrOr("srcset", ""))
+			switch {
+			case typ == "application/x-tgsticker" && it.url == "":
+				it.url = mediaURL(set)
+			case strings.HasPrefix(typ, "image/"):
+				it.setPreview(set)
+			}
+		})
+		it.setPreview(pic.Find("img").First().AttrOr("src", ""))
+	} else if v := m.Find(".tgme_widget_message_videosticker video, video.js-videosticker_video").First(); v.Length() > 0 {
+		it.format = stickerWebM
+		it.url = mediaURL(v.AttrOr("src", ""))
+		it.setPreview(v.Find("img").First().AttrOr("src", ""))
+		it.setPreview(m.Find(".tgme_widget_message_videosticker img").First().AttrOr("src", ""))
+	}
+	if it.url == "" {
 		it.unavailable = fmt.Sprintf(reasonNotShown, "sticker")
 	}
 	return it
+}
+
+// setPreview keeps the first preview image of a sticker: an address to
+// download, or else an inline image.
+func (it *mediaItem) setPreview(raw string) {
+	if it.previewURL != "" {
+		return
+	}
+	if u := mediaURL(raw); u != "" {
+		it.previewURL, it.previewData = u, ""
+		return
+	}
+	if it.previewData == "" {
+		it.previewData = inlineImage(raw)
+	}
+}
+
+// maxInlineImage bounds the inline preview of a sticker kept in the
+// entity; Telegram's outlines are a few kilobytes.
+const maxInlineImage = 16 << 10
+
+// inlineImage accepts a base64 data: URL of a still image (SVG, WebP,
+// PNG, JPEG) no longer than maxInlineImage; anything else gives "".
+func inlineImage(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if len(raw) > maxInlineImage {
+		return ""
+	}
+	head, data, ok := strings.Cut(raw, ",")
+	if !ok || data == "" {
+		return ""
+	}
+	head = strings.ToLower(head)
+	switch head {
+	case "data:image/svg+xml;base64", "data:image/webp;base64", "data:image/png;base64", "data:image/jpeg;base64":
+	default:
+		return ""
+	}
+	if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+		return ""
+	}
+	return head + "," + data
+}
+
+// srcsetURL is the first address of a srcset ("a.webp 1x, b.webp 2x").
+func srcsetURL(set string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(set), ",")
+	if strings.HasPrefix(asciiLower(strings.TrimSpace(first)), "data:") {
+		// A data: URL holds commas of its own and no descriptor.
+		return strings.TrimSpace(set)
+	}
+	f := strings.Fields(first)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
 
 func parsePoll(pl *goquery.Selection, base *url.URL) *poll {
@@ -491,6 +633,7 @@ func parsePoll(pl *goquery.Selection, base *url.URL) *poll {
 		question: strings.TrimSpace(plainOf(pl.Find(".tgme_widget_message_poll_question").First(), base)),
 		kind:     strings.TrimSpace(plainOf(pl.Find(".tgme_widget_message_poll_type").First(), base)),
 		voters:   strings.TrimSpace(plainOf(pl.Find(".tgme_widget_message_voters").First(), base)),
+		multiple: pl.HasClass("multiple"),
 	}
 	pl.Find(".tgme_widget_message_poll_option").Each(func(_ int, o *goquery.Selection) {
 		opt := pollOption{text: strings.TrimSpace(plainOf(o.Find(".tgme_widget_message_poll_option_text").First(), base))}
@@ -565,6 +708,13 @@ func parsePreview(h *goquery.Selection, base *url.URL) *linkPreview {
 		siteName: shortText(strings.TrimSpace(plainOf(h.Find(".link_preview_site_name").First(), base)), 500),
 		title:    shortText(strings.TrimSpace(plainOf(h.Find(".link_preview_title").First(), base)), 1000),
 		imageURL: mediaURL(styleURL(h.Find(".link_preview_image, .link_preview_right_image").First().AttrOr("style", ""))),
+	}
+	if v := h.Find(".link_preview_video_player").First(); v.Length() > 0 {
+		if lp.imageURL == "" {
+			lp.imageURL = mediaURL(styleURL(v.Find(".link_preview_video_thumb").First().AttrOr("style", "")))
+		}
+		lp.videoURL = mediaURL(v.Find("video").First().AttrOr("src", ""))
+		lp.videoDurationMS = parseDuration(v.Find(".message_video_duration").First().Text())
 	}
 	lp.description, _ = renderText(h.Find(".link_preview_description").First(), base)
 	if lp.url == "" && lp.title == "" && lp.description == "" {

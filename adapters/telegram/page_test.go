@@ -1,7 +1,9 @@
 package telegram
 
 import (
+	"bytes"
 	"encoding/base64"
+	"fmt"
 	"net/url"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 // textOf converts an HTML fragment the way a message text is converted.
@@ -56,6 +59,14 @@ func TestRenderText(t *testing.T) {
 		{"nested text div (album)", `<div class="tgme_widget_message_text">inner <b>bold</b></div>`, "inner bold", "inner **bold**"},
 		{"scripts dropped", "a<script>alert(1)</script>b", "ab", "ab"},
 		{"trailing space per line", "a   <br/>b  ", "a\nb", "a\nb"},
+		// Markup re-indented by an editor shows as a browser shows it.
+		{"re-indented runs", "first\n        line\t\t and   more", "first line and more", "first line and more"},
+		{"indent after a break", "a<br/>\n    b<br>\n\n   <br/>  c", "a\nb\n\nc", "a\nb\n\nc"},
+		{"space across elements", "<b>Bold\n   </b>\n   <i> italic</i>", "Bold italic", "**Bold** _italic_"},
+		{"leading indent", "\n      text\n   ", "text", "text"},
+		{"no-break spaces stay", "a&nbsp;&nbsp; \n b", "a\u00a0\u00a0 b", "a\u00a0\u00a0 b"},
+		{"pre keeps its spaces", "code:<pre>  x\n    y</pre>", "code:\n  x\n    y", "code:\n```\n  x\n    y\n```"},
+		{"tg-emoji in re-indented text", "ok\n  <tg-emoji emoji-id=\"1\"><i class=\"emoji\"><b>🔥</b></i></tg-emoji>\n  done", "ok 🔥 done", "ok 🔥 done"},
 	}
 	for _, tt := range tests {
 		plain, md := textOf(t, tt.in)
@@ -69,7 +80,7 @@ func TestRenderTextDeepNesting(t *testing.T) {
 	// Deeper than the converter follows (the text beyond is dropped)...
 	deep := strings.Repeat("<b>", 400) + "x" + strings.Repeat("</b>", 400)
 	plain, md := textOf(t, "start "+deep+" end")
-	require.Equal(t, "start  end", plain)
+	require.Equal(t, "start end", plain)
 	require.True(t, utf8.ValidString(md))
 	// ... and deeper than the HTML parser accepts: no post at all, which
 	// Fetch answers as a page it could not read.
@@ -258,6 +269,15 @@ func FuzzParsePage(f *testing.F) {
 		"<div class=\"tgme_widget_message_owner_name\">\xc3</div><span class=\"tgme_widget_message_views\">\xff1K</span>" +
 		"<a class=\"tgme_widget_message_photo_wrap\" style=\"background-image:url('https://cdn/\xfe.jpg')\"></a>" +
 		`<a class="tgme_widget_message_date"><time datetime="2026-01-05T07:42:10+00:00"></time></a></div></div>`))
+	// The real pages (read where they lie; none when absent): whole
+	// message blocks as they are, inner fragments also inside a block.
+	for _, page := range testkit.RealFixturesSeeds(f, "tme/any2feed", ".html") {
+		f.Add(page)
+		if !bytes.Contains(page, []byte("data-post=")) {
+			f.Add([]byte(`<div class="tgme_widget_message" data-post="any2feed_demo/7"><div class="tgme_widget_message_bubble">` +
+				string(page) + `<a class="tgme_widget_message_date"><time datetime="2023-02-28T08:48:01+00:00"></time></a></div></div>`))
+		}
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		pg := parsePage(body)
 		for _, s := range pg.posts {
@@ -280,13 +300,25 @@ func FuzzParsePage(f *testing.F) {
 					t.Fatalf("album member %d twice", it.messageID)
 				}
 				seen[it.messageID] = true
-				for _, u := range []string{it.url, it.thumbURL} {
+				for _, u := range []string{it.url, it.thumbURL, it.previewURL} {
 					if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 						t.Fatalf("media address %q", u)
 					}
 				}
 				if it.url == "" && it.unavailable == "" {
 					t.Fatalf("media without address or reason: %+v", it)
+				}
+			}
+			if lp := m.preview; lp != nil {
+				for _, u := range []string{lp.imageURL, lp.videoURL} {
+					if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+						t.Fatalf("link preview address %q", u)
+					}
+				}
+			}
+			for _, it := range m.media {
+				if it.previewData != "" && !strings.HasPrefix(it.previewData, "data:image/") {
+					t.Fatalf("inline preview %q", it.previewData)
 				}
 			}
 			if m.album && len(m.media) == 0 {
@@ -313,4 +345,139 @@ func FuzzParsePage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// bubblePost is a post of tidewatch_demo/1 whose bubble holds bubble.
+func bubblePost(t *testing.T, bubble string) *message {
+	t.Helper()
+	pg := parsePage([]byte(`<div class="tgme_widget_message" data-post="tidewatch_demo/1"><div class="tgme_widget_message_bubble">` + bubble +
+		`<div class="tgme_widget_message_footer"><a class="tgme_widget_message_date"><time datetime="2026-01-05T07:42:10+00:00"></time></a></div></div></div>`))
+	require.Len(t, pg.posts, 1)
+	m, err := parseMessage(pg.posts[0])
+	require.NoError(t, err)
+	return m
+}
+
+// Media shapes the saved samples do not show: Telegram's 2024 wrappers,
+// video stickers, animated stickers with a linked preview, and what a
+// page may lack.
+func TestParseMediaShapes(t *testing.T) {
+	t.Parallel()
+	const cdn = "https://cdn4.cdn-telegram.org/file/"
+	oneMedia := func(inner string) string {
+		return `<div class="media_supported_cont"><div class="tgme_widget_message_one_media js-message_media"><div class="media_supported_cont">` +
+			inner + `</div></div></div>`
+	}
+	tgs := func(sources string) string {
+		return `<div class="tgme_widget_message_sticker_wrap media_supported_cont"><div class="tgme_widget_message_tgsticker_wrap">` +
+			`<picture class="tgme_widget_message_tgsticker js-tgsticker_image">` + sources + `</picture></div></div>`
+	}
+	tests := []struct {
+		name, bubble, text string
+		media              []mediaItem
+		album              bool
+	}{
+		{"2024 one media: photo with its caption", oneMedia(`<a class="tgme_widget_message_photo_wrap" href="https://t.me/tidewatch_demo/1" ` +
+			`style="background-image:url('` + cdn + `p.jpg')"></a><div class="tgme_widget_message_text js-message_text" dir="auto">High water
+			   at <b>14:52</b></div>`),
+			"High water at 14:52", []mediaItem{{messageID: 1, kind: kindPhoto, url: cdn + "p.jpg"}}, false},
+		{"2024 one media: album", oneMedia(`<div class="tgme_widget_message_grouped_wrap"><div class="tgme_widget_message_grouped"><div class="tgme_widget_message_grouped_layer">`+
+			`<a class="tgme_widget_message_photo_wrap grouped_media_wrap" href="https://t.me/tidewatch_demo/1?single" style="background-image:url('`+cdn+`a.jpg')"></a>`+
+			`<a class="tgme_widget_message_photo_wrap grouped_media_wrap" href="https://t.me/tidewatch_demo/2?single" style="background-image:url('`+cdn+`b.jpg')"></a>`+
+			`</div></div></div>`) + `<div class="tgme_widget_message_text">Two <tg-emoji emoji-id="5368324170671202286"><i class="emoji"><b>🌊</b></i></tg-emoji></div>`,
+			"Two 🌊", []mediaItem{{messageID: 1, kind: kindPhoto, url: cdn + "a.jpg"}, {messageID: 2, kind: kindPhoto, url: cdn + "b.jpg"}}, true},
+		{"2024 one media: round video", oneMedia(`<div class="tgme_widget_message_roundvideo_player js-message_roundvideo_player">` +
+			`<div class="tgme_widget_message_roundvideo_wrap"><i class="tgme_widget_message_roundvideo_thumb" style="background-image:url('` + cdn + `r.jpg')"></i>` +
+			`<video class="tgme_widget_message_roundvideo" src="` + cdn + `r.mp4?token=t"></video></div>` +
+			`<time class="tgme_widget_message_roundvideo_duration">1:05</time></div>`),
+			"", []mediaItem{{messageID: 1, kind: kindRoundVideo, url: cdn + "r.mp4?token=t", thumbURL: cdn + "r.jpg", durationMS: 65000}}, false},
+		{"video sticker", `<div class="tgme_widget_message_sticker_wrap media_supported_cont"><div class="tgme_widget_message_videosticker_wrap">` +
+			`<div class="tgme_widget_message_videosticker js-videosticker"><video class="js-videosticker_video" src="` + cdn + `s.webm?token=v">` +
+			`<img src="` + cdn + `s.webp"></video></div></div></div>`,
+			"", []mediaItem{{messageID: 1, kind: kindSticker, format: stickerWebM, url: cdn + "s.webm?token=v", previewURL: cdn + "s.webp"}}, false},
+		{"animated sticker with a linked preview", tgs(`<source type="application/x-tgsticker" srcset="` + cdn + `a.tgs?token=x">` +
+			`<source type="image/svg+xml" srcset="data:image/svg+xml;base64,PHN2Zy8+"><source type="image/webp" srcset="` + cdn + `a.webp 1x, ` + cdn + `a2.webp 2x">`),
+			"", []mediaItem{{messageID: 1, kind: kindSticker, format: stickerTGS, url: cdn + "a.tgs?token=x", previewURL: cdn + "a.webp"}}, false},
+		{"animated sticker, inline preview only", tgs(`<source type="application/x-tgsticker" srcset="` + cdn + `a.tgs">` +
+			`<source type="image/svg+xml" srcset="DATA:image/SVG+xml;base64,PHN2Zy8+">`),
+			"", []mediaItem{{messageID: 1, kind: kindSticker, format: stickerTGS, url: cdn + "a.tgs", previewData: "data:image/svg+xml;base64,PHN2Zy8+"}}, false},
+		{"animated sticker: no .tgs, a preview that is not an image", tgs(`<source type="image/svg+xml" srcset="data:text/html;base64,PHNjcmlwdD4=">` +
+			`<source type="image/png" srcset="data:image/png;base64,@@@"><img src="javascript:alert(1)">`),
+			"", []mediaItem{{messageID: 1, kind: kindSticker, format: stickerTGS, unavailable: fmt.Sprintf(reasonNotShown, "sticker")}}, false},
+		{"animated sticker: an inline preview too long to keep", tgs(`<source type="application/x-tgsticker" srcset="` + cdn + `a.tgs">` +
+			`<source type="image/svg+xml" srcset="data:image/svg+xml;base64,` + strings.Repeat("A", maxInlineImage) + `">`),
+			"", []mediaItem{{messageID: 1, kind: kindSticker, format: stickerTGS, url: cdn + "a.tgs"}}, false},
+		{"sticker the page gives nothing of", `<div class="tgme_widget_message_sticker_wrap"></div>`,
+			"", []mediaItem{{messageID: 1, kind: kindSticker, unavailable: fmt.Sprintf(reasonNotShown, "sticker")}}, false},
+	}
+	for _, tt := range tests {
+		m := bubblePost(t, tt.bubble)
+		require.Equal(t, tt.text, m.text, tt.name)
+		require.Equal(t, tt.media, m.media, tt.name)
+		require.Equal(t, tt.album, m.album, tt.name)
+		out, err := buildMessage(m, 1)
+		require.NoError(t, err, tt.name)
+		checkWire(t, out)
+	}
+}
+
+// An animated sticker is archived as a file with its still preview beside
+// it, so a reader sees the sticker, not "unavailable".
+func TestStickerMedia(t *testing.T) {
+	t.Parallel()
+	m := bubblePost(t, `<div class="tgme_widget_message_sticker_wrap"><picture class="tgme_widget_message_tgsticker">`+
+		`<source type="application/x-tgsticker" srcset="https://cdn/a.tgs"><source type="image/webp" srcset="https://cdn/a.webp"></picture></div>`)
+	out, err := buildMessage(m, 1)
+	require.NoError(t, err)
+	var got []string
+	for _, md := range out.GetMedia() {
+		got = append(got, fmt.Sprintf("%s %s %s %s %q", md.GetKind(), md.GetMime(), md.GetUrl(), md.GetPurpose(), md.GetUnavailableReason()))
+	}
+	require.Equal(t, []string{
+		`MEDIA_KIND_DOCUMENT application/x-tgsticker https://cdn/a.tgs  ""`,
+		`MEDIA_KIND_IMAGE image/webp https://cdn/a.webp sticker_preview ""`,
+	}, got)
+	root := out.GetGraph().GetEntities()[0]
+	require.Equal(t, []uint32{0, 1}, root.GetResourceIndexes(), "the file and its preview belong to the message")
+	require.Contains(t, root.GetDataJson(), `"media":[{"message_id":1,"kind":"sticker","format":"tgs"}]`)
+	require.Equal(t, "@tidewatch_demo：⟦image⟧", out.GetDisplay().GetSummary())
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// The voters of a poll are printed in the footer, not inside the poll.
+func TestPollVoters(t *testing.T) {
+	t.Parallel()
+	const pollHTML = `<div class="tgme_widget_message_poll js-poll"><div class="tgme_widget_message_poll_question">Fog
+		tomorrow?</div><div class="tgme_widget_message_poll_type">Anonymous Quiz</div>` +
+		`<div class="tgme_widget_message_poll_option"><div class="tgme_widget_message_poll_option_percent">100%</div>` +
+		`<div class="tgme_widget_message_poll_option_text">Yes</div></div></div>`
+	for voters, want := range map[string]*int64{"1.2K": ptr(int64(1200)), "7": ptr(int64(7)), "many": nil} {
+		m := bubblePost(t, pollHTML+`<div class="tgme_widget_message_footer"><span class="tgme_widget_message_voters">`+voters+`</span></div>`)
+		require.NotNil(t, m.poll)
+		require.Equal(t, &poll{question: "Fog tomorrow?", kind: "Anonymous Quiz", voters: voters, votersCount: want,
+			options: []pollOption{{text: "Yes", percent: ptr(int64(100))}}}, m.poll, voters)
+		out, err := buildMessage(m, 1)
+		require.NoError(t, err)
+		checkWire(t, out)
+		require.Equal(t, "@tidewatch_demo：Fog tomorrow?", out.GetDisplay().GetSummary())
+	}
+}
+
+// A link preview's video player may give only its still frame and length.
+func TestLinkPreviewVideoWithoutAddress(t *testing.T) {
+	t.Parallel()
+	m := bubblePost(t, `<a class="tgme_widget_message_link_preview" href="https://t.me/harbour_radio/5">`+
+		`<div class="link_preview_video_player"><i class="link_preview_video_thumb" style="background-image:url('https://cdn/f.jpg')"></i>`+
+		`<div class="link_preview_video_wrap"></div><time class="message_video_duration">0:42</time></div>`+
+		`<div class="link_preview_title">Harbour</div></a>`)
+	require.Equal(t, &linkPreview{url: "https://t.me/harbour_radio/5", title: "Harbour", imageURL: "https://cdn/f.jpg", videoDurationMS: 42000}, m.preview)
+	require.Empty(t, m.media, "the preview's player is not the post's video")
+	out, err := buildMessage(m, 1)
+	require.NoError(t, err)
+	checkWire(t, out)
+	require.Len(t, out.GetMedia(), 1)
+	require.Equal(t, "link_preview", out.GetMedia()[0].GetPurpose())
+	require.Contains(t, out.GetGraph().GetEntities()[0].GetDataJson(),
+		`"link_preview":{"url":"https://t.me/harbour_radio/5","title":"Harbour","image_url":"https://cdn/f.jpg","video":true,"video_duration_ms":42000}`)
 }

@@ -14,6 +14,12 @@ import (
 // as <i class="emoji"><b>🙂</b></i>, spoilers. It becomes plain text and
 // markdown: **bold**, _italic_, ~~strike~~, `code`, [text](url), "> "
 // quotes, one "\n" per line break.
+//
+// White space is collapsed the way a browser shows it: a run of spaces,
+// tabs and newlines in the markup is one space, and none at the start of a
+// line, so text re-indented by an editor (or by Telegram) reads as on the
+// page; only <br> (and <pre>, <blockquote>) break lines. A no-break space
+// (&nbsp;) is text, not white space.
 
 // maxTextDepth bounds how deep the converter follows nested elements;
 // Telegram nests a few levels, hostile pages arbitrarily many.
@@ -25,7 +31,7 @@ func renderText(s *goquery.Selection, base *url.URL) (plain, md string) {
 	if s == nil || s.Length() == 0 {
 		return "", ""
 	}
-	c := converter{base: base}
+	c := converter{base: base, st: &flow{atSpace: true}}
 	var out pair
 	c.children(s.Nodes[0], 0, &out)
 	return tidy(out.plain.String()), tidy(out.md.String())
@@ -48,6 +54,33 @@ func (p *pair) add(plain, md string) {
 
 type converter struct {
 	base *url.URL
+	st   *flow
+}
+
+// flow is the converter's position in the text, shared by every nested
+// element: atSpace means the text so far ends a line or in a (collapsed)
+// space, so white space that follows shows as nothing.
+type flow struct {
+	atSpace bool
+}
+
+// collapse folds the white-space runs of t to one space each, dropping
+// one that follows white space already written.
+func (f *flow) collapse(t string) string {
+	var b strings.Builder
+	b.Grow(len(t))
+	for _, r := range t {
+		if r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\f' {
+			if !f.atSpace {
+				b.WriteByte(' ')
+				f.atSpace = true
+			}
+			continue
+		}
+		b.WriteRune(r)
+		f.atSpace = false
+	}
+	return b.String()
 }
 
 func (c converter) children(n *html.Node, depth int, out *pair) {
@@ -69,12 +102,7 @@ func (c converter) inner(n *html.Node, depth int) (string, string) {
 func (c converter) node(n *html.Node, depth int, out *pair) {
 	switch n.Type {
 	case html.TextNode:
-		t := strings.Map(func(r rune) rune {
-			if r == '\n' || r == '\r' || r == '\t' {
-				return ' '
-			}
-			return r
-		}, n.Data)
+		t := c.st.collapse(n.Data)
 		out.add(t, escapeMarkdown(t))
 		return
 	case html.ElementNode:
@@ -85,8 +113,9 @@ func (c converter) node(n *html.Node, depth int, out *pair) {
 	case "script", "style", "svg", "template", "noscript":
 	case "br":
 		out.add("\n", "\n")
+		c.st.atSpace = true
 	case "img":
-		if alt := attr(n, "alt"); alt != "" {
+		if alt := c.st.collapse(attr(n, "alt")); alt != "" {
 			out.add(alt, escapeMarkdown(alt))
 		}
 	case "b", "strong":
@@ -94,7 +123,7 @@ func (c converter) node(n *html.Node, depth int, out *pair) {
 		out.add(p, emphasize(m, "**"))
 	case "i", "em":
 		if hasClassNode(n, "emoji") {
-			t := textContent(n, depth)
+			t := c.st.collapse(textContent(n, depth))
 			out.add(t, t)
 			return
 		}
@@ -104,7 +133,7 @@ func (c converter) node(n *html.Node, depth int, out *pair) {
 		p, m := c.inner(n, depth)
 		out.add(p, emphasize(m, "~~"))
 	case "code":
-		t := textContent(n, depth)
+		t := c.st.collapse(textContent(n, depth))
 		out.add(t, codeSpan(t))
 	case "pre":
 		t := strings.Trim(textContent(n, depth), "\n")
@@ -113,7 +142,9 @@ func (c converter) node(n *html.Node, depth int, out *pair) {
 			fence += "`"
 		}
 		out.add(ensureLine(out.plain.String())+t+"\n", ensureLine(out.md.String())+fence+"\n"+t+"\n"+fence+"\n")
+		c.st.atSpace = true
 	case "blockquote":
+		c.st.atSpace = true
 		p, m := c.inner(n, depth)
 		p, m = strings.Trim(p, " \n"), strings.Trim(m, " \n")
 		lines := strings.Split(m, "\n")
@@ -121,6 +152,7 @@ func (c converter) node(n *html.Node, depth int, out *pair) {
 			lines[i] = "> " + l
 		}
 		out.add(ensureLine(out.plain.String())+p+"\n", ensureLine(out.md.String())+strings.Join(lines, "\n")+"\n\n")
+		c.st.atSpace = true
 	case "a":
 		p, m := c.inner(n, depth)
 		target := linkURL(attr(n, "href"), c.base)

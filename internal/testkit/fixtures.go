@@ -4,9 +4,11 @@
 package testkit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -72,6 +74,54 @@ func RealFixturesDir(t testing.TB, sub string) string {
 // realFixturesDir is RealFixturesDir walking up from starts.
 func realFixturesDir(t testing.TB, sub string, starts []string) string {
 	t.Helper()
+	return lookupRealFixtures(t, sub, starts, func(absent string) {
+		t.Skipf("%s; skipping (set %s to run this test)", absent, RealFixturesEnv)
+	})
+}
+
+// RealFixturesSeeds returns the contents of the files of sub inside the
+// real upstream samples whose names end in suffix (e.g. ".html"), sorted
+// by name, to seed a fuzz target. When the samples are absent it logs a
+// line and returns nil, so the target still runs on its own seeds; like
+// RealFixturesDir it fails when CI is "true" and they are absent.
+func RealFixturesSeeds(t testing.TB, sub, suffix string) [][]byte {
+	t.Helper()
+	return realFixturesSeeds(t, sub, suffix, searchStarts())
+}
+
+func realFixturesSeeds(t testing.TB, sub, suffix string, starts []string) [][]byte {
+	t.Helper()
+	dir := lookupRealFixtures(t, sub, starts, func(absent string) {
+		t.Logf("%s; fuzzing without them (set %s to seed with them)", absent, RealFixturesEnv)
+	})
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("testkit: read the real samples in %s: %v", dir, err)
+		return nil
+	}
+	var out [][]byte
+	for _, e := range entries { // ReadDir sorts by name
+		if e.IsDir() || !strings.HasSuffix(e.Name(), suffix) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatalf("testkit: read the real sample %s: %v", e.Name(), err)
+			return nil
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// lookupRealFixtures finds sub in the real samples; when they are absent
+// (and CI does not require them) it calls absent with a line saying so
+// and returns "".
+func lookupRealFixtures(t testing.TB, sub string, starts []string, absent func(msg string)) string {
+	t.Helper()
 	root, where := os.Getenv(RealFixturesEnv), RealFixturesEnv
 	if root == "" {
 		where = "shared/fixtures/real"
@@ -83,12 +133,12 @@ func realFixturesDir(t testing.TB, sub string, starts []string) string {
 		return ""
 	}
 	if root == "" {
-		msg := "testkit: real upstream samples absent: no shared/fixtures/real above %v and %s is unset"
+		msg := fmt.Sprintf("testkit: real upstream samples absent: no shared/fixtures/real above %v and %s is unset", starts, RealFixturesEnv)
 		if os.Getenv("CI") == "true" {
-			t.Fatalf(msg+"; CI=true requires them: set %s to the samples folder", starts, RealFixturesEnv, RealFixturesEnv)
+			t.Fatalf("%s; CI=true requires them: set %s to the samples folder", msg, RealFixturesEnv)
 			return ""
 		}
-		t.Skipf(msg+"; skipping (set %s to run this test)", starts, RealFixturesEnv, RealFixturesEnv)
+		absent(msg)
 		return ""
 	}
 	dir := filepath.Join(root, filepath.FromSlash(sub))

@@ -133,3 +133,34 @@ func TestRealFixturesDir(t *testing.T) {
 		require.Contains(t, r.failed, "CI=true requires them: set MONITOR_REAL_FIXTURES")
 	})
 }
+
+func TestRealFixturesSeeds(t *testing.T) {
+	samples := t.TempDir()
+	dir := filepath.Join(samples, "tme", "any2feed")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub.html"), 0o755)) // a directory, not a seed
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.html"), []byte("<b>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.html"), []byte("<a>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "LICENSE"), []byte("MIT"), 0o644))
+	nowhere := []string{t.TempDir()}
+
+	t.Run("present", func(t *testing.T) {
+		t.Setenv(RealFixturesEnv, samples)
+		r := &recorder{TB: t}
+		require.Equal(t, [][]byte{[]byte("<a>"), []byte("<b>")}, realFixturesSeeds(r, "tme/any2feed", ".html", nowhere))
+		require.Empty(t, r.skipped+r.failed)
+	})
+	t.Run("absent: no seeds, no skip", func(t *testing.T) {
+		t.Setenv(RealFixturesEnv, "")
+		t.Setenv("CI", "")
+		r := &recorder{TB: t}
+		require.Nil(t, realFixturesSeeds(r, "tme/any2feed", ".html", nowhere))
+		require.Empty(t, r.skipped+r.failed)
+	})
+	t.Run("absent fails on CI", func(t *testing.T) {
+		t.Setenv(RealFixturesEnv, "")
+		t.Setenv("CI", "true")
+		r := &recorder{TB: t}
+		require.Nil(t, realFixturesSeeds(r, "tme/any2feed", ".html", nowhere))
+		require.Contains(t, r.failed, "CI=true requires them")
+	})
+}
