@@ -65,7 +65,7 @@ func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Regist
 	for _, r := range register {
 		r(workers)
 	}
-	client, err := river.NewClient(driver, &river.Config{
+	rc := &river.Config{
 		Logger: log.With(slog.String("component", "river")),
 		Queues: map[string]river.QueueConfig{
 			Capture:  {MaxWorkers: cfg.CaptureWorkers},
@@ -77,14 +77,23 @@ func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Regist
 		// waits out the cooldown; River's 100 ms default caps a 4-worker
 		// queue near 40 jobs/s (measured by BenchmarkWorkThroughput).
 		FetchCooldown: fetchCooldown,
-	})
+	}
+	var wk *waker
+	if !driver.SupportsListener() {
+		// Woken after each business transaction and after each short
+		// snooze (wake.go), a queue needs its poll only for retries and
+		// jobs it was not told of.
+		wk = newWaker(log)
+		rc.FetchPollInterval = idlePollInterval
+		rc.Middleware = []rivertype.Middleware{snoozeWaker{wk}}
+		rc.RetryPolicy = retryWaker{w: wk, policy: &river.DefaultClientRetryPolicy{}}
+	}
+	client, err := river.NewClient(driver, rc)
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	q := &Queue{client: client, log: log}
-	if !driver.SupportsListener() {
-		q.waker = newWaker(client, log)
-	}
+	q := &Queue{client: client, log: log, waker: wk}
+	wk.setClient(client)
 	return q, nil
 }
 

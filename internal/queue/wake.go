@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -24,6 +25,64 @@ import (
 // is unique per queue and never due, so after the first one each wake is
 // River's duplicate check and writes no row, and it is never worked. The
 // counts of the queue leave it out (store.QueueWakeKind).
+//
+// Woken so, a queue polls every idlePollInterval instead of every second:
+// an idle server then sleeps. A job that snoozes briefly (a capture
+// waiting for its tenant's slot, a download for its host) is available
+// again after its snooze but no insert tells River so; snoozeWaker wakes
+// its queue then, and retryWaker when a retry within 5 s is due. Longer
+// waits are River's scheduler's, and the next poll's.
+
+// idlePollInterval is how often a woken queue polls for jobs anyway.
+const idlePollInterval = 5 * time.Second
+
+// snoozeWakeLongest is the longest snooze that wakes its queue when it
+// ends: River makes a job snoozed for at most its scheduler's interval
+// (5 s) available at once, and longer ones are the scheduler's.
+const snoozeWakeLongest = 5 * time.Second
+
+// snoozeSettle is how long after a snooze ends its queue is woken, and
+// woken again: River records a snooze in batches (at least every 50 ms), so the
+// first wake may come before the job is available again.
+var snoozeSettle = [2]time.Duration{100 * time.Millisecond, 400 * time.Millisecond}
+
+// retryWaker is River's retry policy, waking a job's queue when a retry
+// that comes within snoozeWakeLongest is due.
+type retryWaker struct {
+	w      *waker
+	policy river.ClientRetryPolicy
+}
+
+func (r retryWaker) NextRetry(job *rivertype.JobRow) time.Time {
+	at := r.policy.NextRetry(job)
+	if d := time.Until(at); d <= snoozeWakeLongest {
+		r.w.wakeAfter(job.Queue, max(d, 0))
+	}
+	return at
+}
+
+// snoozeWaker is a worker middleware that wakes a job's queue when its
+// short snooze ends.
+type snoozeWaker struct{ w *waker }
+
+func (snoozeWaker) IsMiddleware() bool { return true }
+
+func (s snoozeWaker) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	err := doInner(ctx)
+	var se *river.JobSnoozeError
+	if errors.As(err, &se) && se.Duration <= snoozeWakeLongest {
+		s.w.wakeAfter(job.Queue, se.Duration)
+	}
+	return err
+}
+
+// wakeAfter wakes queue when a job that River records as waiting d is
+// available again.
+func (w *waker) wakeAfter(queue string, d time.Duration) {
+	for _, settle := range snoozeSettle {
+		time.AfterFunc(d+settle, func() { w.wake(queue) })
+	}
+}
 
 // pollOnly is River's SQLite driver without its polling listener.
 type pollOnly struct{ *riversqlite.Driver }
@@ -70,8 +129,15 @@ type waker struct {
 	done    sync.WaitGroup
 }
 
-func newWaker(client *river.Client[*sql.Tx], log *slog.Logger) *waker {
-	return &waker{client: client, log: log, pending: map[string]bool{}, stopped: true}
+func newWaker(log *slog.Logger) *waker {
+	return &waker{log: log, pending: map[string]bool{}, stopped: true}
+}
+
+// setClient gives the waker the client it wakes, before the queue starts.
+func (w *waker) setClient(client *river.Client[*sql.Tx]) {
+	if w != nil {
+		w.client = client
+	}
 }
 
 // afterCommit wakes queue once tx has committed.
