@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/monitorhq/monitor/adapters/kit"
 	"github.com/monitorhq/monitor/internal/testkit"
@@ -73,7 +74,7 @@ func FuzzDecode(f *testing.F) {
 				}
 				continue
 			}
-			out, err := buildPost(st)
+			out, err := buildPost(st, time.Now())
 			if err != nil {
 				continue
 			}
