@@ -555,3 +555,94 @@ func TestFetchKeepsPoll(t *testing.T) {
 	require.JSONEq(t, `{"choices":[{"label":"Fog","votes":13,"percentage":59.1},{"label":"Sun","votes":9,"percentage":40.9}],
 		"total_votes":22,"ends_at":"2026-07-19T08:41:27Z","ended":true}`, string(data.Poll))
 }
+
+// What FxTwitter's OpenAPI document describes beyond text and media, in
+// its shapes (no real sample has them): a link card with its image, a
+// long-form article with its cover, an embedded YouTube video and a live
+// broadcast (links, not downloaded), a repost, a reply with the parent's
+// display name, and a video whose only MP4 is HEVC.
+func TestFetchKeepsCardsArticlesAndLinks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(h.fake.Raw("status-photos.json"), &doc))
+	st := doc["status"].(map[string]any)
+	st["card"] = map[string]any{"url": "https://tides.example.org/august", "title": "August tide tables",
+		"description": "Every port, every day.", "domain": "tides.example.org", "card_name": "summary_large_image",
+		"image": map[string]any{"url": "https://pbs.twimg.com/card_img/1/abc?format=jpg&name=orig", "width": 1200, "height": 628, "alt": "A tide chart"}}
+	st["article"] = map[string]any{"id": "1850000000000000001", "title": "Reading a tide table", "preview_text": "High water is not",
+		"created_at": "2026-07-01T10:00:00.000Z", "modified_at": "2026-07-02T11:30:00.000Z",
+		"cover_media": map[string]any{"id": "c1", "media_key": "3_1", "media_id": "1",
+			"media_info": map[string]any{"__typename": "ApiImage", "original_img_url": "https://pbs.twimg.com/media/Cover1.jpg",
+				"original_img_width": 1600, "original_img_height": 900, "color_info": map[string]any{"palette": []any{}}}},
+		"content":        map[string]any{"blocks": []any{map[string]any{"text": "High water is not the same every day.", "type": "unstyled"}, map[string]any{"text": "  ", "type": "unstyled"}, map[string]any{"text": "Spring tides come with the new moon.", "type": "unstyled"}}},
+		"media_entities": []any{}}
+	media := st["media"].(map[string]any)
+	media["external"] = map[string]any{"type": "video", "url": "https://www.youtube.com/embed/dQw4w9WgXcQ", "thumbnail_url": "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg", "width": 1280, "height": 720}
+	media["broadcast"] = map[string]any{"url": "https://x.com/i/broadcasts/1OdKrBnaEPXKX", "title": "Live from the pier", "state": "ENDED",
+		"broadcast_id": "1OdKrBnaEPXKX", "broadcaster": map[string]any{"username": "archivist_demo", "display_name": "Archivist Demo", "id": "1"},
+		"thumbnail": map[string]any{"original": map[string]any{"url": "https://pbs.twimg.com/broadcast_thumb/1.jpg"}}}
+	hevc := map[string]any{"type": "video", "id": "2078399587459792999", "url": "https://video.twimg.com/amplify_video/9/vid/hevc/1080x1920/h.mp4",
+		"width": 1080, "height": 1920, "duration": 3.5, "thumbnail_url": "https://pbs.twimg.com/amplify_video_thumb/9/img/t.jpg",
+		"formats": []any{map[string]any{"url": "https://video.twimg.com/amplify_video/9/pl/p.m3u8", "container": "m3u8"},
+			map[string]any{"url": "https://video.twimg.com/amplify_video/9/vid/hevc/1080x1920/h.mp4", "container": "mp4", "codec": "hevc", "bitrate": 4000000}}}
+	media["all"] = append(media["all"].([]any), hevc)
+	media["videos"] = []any{hevc}
+	st["reposted_by"] = map[string]any{"id": "783214", "name": "X", "screen_name": "X", "url": "https://x.com/X"}
+	st["replying_to"] = map[string]any{"screen_name": "harbor_notes_demo", "status": "2079645815421145088", "display_name": "Harbor Notes (demo)"}
+	delete(st, "created_timestamp") // then created_at says when
+	body, err := json.Marshal(doc)
+	require.NoError(t, err)
+	h.fake.SetOverride("/2/status/2078399740166950912", http.StatusOK, "application/json", body)
+
+	resp := h.fetchPost(t, "2078399740166950912")
+	require.Nil(t, resp.GetError(), resp.GetError().GetMessage())
+	kittest.CheckGraph(t, h.schemas, resp)
+	var data struct {
+		Card, Article, External, Broadcast, Media json.RawMessage
+		RepostedBy                                json.RawMessage `json:"reposted_by"`
+		ReplyToName                               string          `json:"reply_to_name"`
+		ReplyToID                                 string          `json:"reply_to_id"`
+		ReplyToHandle                             string          `json:"reply_to_handle"`
+		CreatedAt                                 string          `json:"created_at"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(kittest.EntityData(t, resp, "post:2078399740166950912")), &data))
+	require.JSONEq(t, `{"url":"https://tides.example.org/august","title":"August tide tables","description":"Every port, every day.",
+		"domain":"tides.example.org","card_name":"summary_large_image","image_url":"https://pbs.twimg.com/card_img/1/abc?format=jpg&name=orig","image_alt":"A tide chart"}`, string(data.Card))
+	require.JSONEq(t, `{"id":"1850000000000000001","title":"Reading a tide table","preview_text":"High water is not",
+		"text":"High water is not the same every day.\n\nSpring tides come with the new moon.",
+		"created_at":"2026-07-01T10:00:00Z","modified_at":"2026-07-02T11:30:00Z","cover_url":"https://pbs.twimg.com/media/Cover1.jpg"}`, string(data.Article))
+	require.JSONEq(t, `{"url":"https://www.youtube.com/embed/dQw4w9WgXcQ","kind":"video","thumbnail_url":"https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg","width":1280,"height":720}`, string(data.External))
+	require.JSONEq(t, `{"url":"https://x.com/i/broadcasts/1OdKrBnaEPXKX","id":"1OdKrBnaEPXKX","title":"Live from the pier","state":"ENDED",
+		"broadcaster_handle":"archivist_demo","broadcaster_name":"Archivist Demo","thumbnail_url":"https://pbs.twimg.com/broadcast_thumb/1.jpg"}`, string(data.Broadcast))
+	require.JSONEq(t, `{"id":"783214","handle":"X","name":"X","url":"https://x.com/X"}`, string(data.RepostedBy))
+	require.Equal(t, "Harbor Notes (demo)", data.ReplyToName)
+	require.Equal(t, "2079645815421145088", data.ReplyToID)
+	require.Equal(t, "harbor_notes_demo", data.ReplyToHandle)
+	require.Equal(t, "2026-07-18T08:41:27Z", data.CreatedAt, "from created_at: Sat Jul 18 08:41:27 +0000 2026")
+	require.JSONEq(t, `[{"id":"2078399587459792896","kind":"photo"},{"id":"2078399588604837889","kind":"photo"},
+		{"id":"2078399587459792999","kind":"video","codec":"hevc","bitrate":4000000,"browser_plays":false}]`, string(data.Media))
+
+	// The card image and the article cover are downloaded as resources of
+	// the post; the YouTube video, its thumbnail and the broadcast are not.
+	var got []string
+	for _, m := range resp.GetMedia() {
+		got = append(got, m.GetPurpose()+" "+m.GetUrl())
+		require.NotContains(t, m.GetUrl(), "youtube.com")
+		require.NotContains(t, m.GetUrl(), "ytimg.com")
+		require.NotContains(t, m.GetUrl(), "broadcast")
+	}
+	require.Contains(t, got, "card https://pbs.twimg.com/card_img/1/abc?format=jpg&name=orig")
+	require.Contains(t, got, "article_cover https://pbs.twimg.com/media/Cover1.jpg")
+	require.Contains(t, got, " https://video.twimg.com/amplify_video/9/vid/hevc/1080x1920/h.mp4", "the HEVC-only video is kept")
+	post := resp.GetGraph().GetEntities()[0]
+	var purposes []string
+	for _, i := range post.GetResourceIndexes() {
+		purposes = append(purposes, resp.GetMedia()[i].GetPurpose())
+	}
+	require.Equal(t, []string{"", "", "", "poster", "card", "article_cover"}, purposes)
+
+	// The article is the post's text: its title and paragraphs after the post's own words.
+	require.Equal(t, "Two frames from this morning's walk: fog over the harbour & the old crane. #harbour\n\nReading a tide table\n\nHigh water is not the same every day.\n\nSpring tides come with the new moon.",
+		resp.GetDisplay().GetText())
+}
