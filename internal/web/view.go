@@ -173,6 +173,14 @@ type Media struct {
 	Poster string
 	// ID makes the reveal control of a sensitive media unique on its page.
 	ID string
+	// Codec names a video's codec when not every browser plays it (HEVC,
+	// AV1): the page says so beside the video.
+	Codec string
+	// Round is a Telegram round video, shown as a circle.
+	Round bool
+	// Detail is what the upstream said of the file: a document's name and
+	// size, a voice message's length.
+	Detail string
 }
 
 // Inline reports whether a page may show the file itself (<img>, <video>,
