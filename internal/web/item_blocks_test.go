@@ -82,7 +82,9 @@ func TestXPostBlocks(t *testing.T) {
 	require.Equal(t, "This video is HEVC, which some browsers cannot play; it is kept as X served it.", text(post.Find(".gallery .codec")))
 
 	var opts []string
-	post.Find(".poll li").Each(func(_ int, li *goquery.Selection) { opts = append(opts, text(li.Find(".option"))+" "+text(li.Find(".pct"))) })
+	post.Find(".poll li").Each(func(_ int, li *goquery.Selection) {
+		opts = append(opts, text(li.Find(".option"))+" "+text(li.Find(".pct")))
+	})
 	require.Equal(t, []string{"Yes 70%", "No 30%"}, opts, "a choice without a percentage gets it from its votes")
 	require.Zero(t, post.Find(".poll li.lead").Length(), "a running poll has no winner yet")
 	require.Contains(t, text(post.Find(".poll .meta")), "10 votes · Voting ends")
