@@ -543,8 +543,8 @@ func facetHTML(raw string, start, end int, facets []xFacet) template.HTML {
 			return
 		}
 		s := html.EscapeString(html.UnescapeString(string(utf16.Decode(u[from:to]))))
-		s = paraBoundary.ReplaceAllString(s, "</p>\n<p>")
-		b.WriteString(strings.ReplaceAll(s, "\n", "<br>\n"))
+		s = strings.ReplaceAll(paraBoundary.ReplaceAllString(s, "\x00"), "\n", "<br>\n")
+		b.WriteString(strings.ReplaceAll(s, "\x00", "</p>\n<p>"))
 	}
 	at := start
 	for _, f := range fs {

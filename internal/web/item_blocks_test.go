@@ -100,6 +100,7 @@ func TestXPostBlocks(t *testing.T) {
 	require.Equal(t, "Reading a tide table", text(art.Find("h2")))
 	require.Equal(t, "https://x.com/i/article/1850000000000000001", art.Find("h2 a").AttrOr("href", ""))
 	require.Equal(t, 2, art.Find(".text p").Length(), "the article's paragraphs")
+	require.Zero(t, art.Find(".text br").Length(), "no line break between paragraphs")
 
 	ext := post.Find("a.link-card.external")
 	require.Equal(t, "https://www.youtube.com/embed/dQw4w9WgXcQ", ext.AttrOr("href", ""))
@@ -136,7 +137,7 @@ func TestXPostBlocks(t *testing.T) {
 
 	zh := renderItem(t, web.LangChinese, xBlocksGraph(t, nil), media)
 	require.Equal(t, "社区笔记", text(zh.Find(".community-note .note-title")))
-	require.Equal(t, "转帖自 @X · X", text(zh.Find(".context.reposted")))
+	require.Equal(t, "转帖者 @X · X", text(zh.Find(".context.reposted")))
 	require.Contains(t, text(zh.Find(".poll .meta")), "10 票 · 投票截止于")
 	require.Contains(t, text(zh.Find("a.link-card.external")), "嵌入的视频")
 	require.Contains(t, text(zh.Find("a.link-card.broadcast")), "直播（已结束）")
@@ -179,4 +180,19 @@ func TestTelegramRoundVideoIsACircle(t *testing.T) {
 	// Records that do not match the shown media pair nothing.
 	doc := renderItem(t, web.LangEnglish, g, media[:1])
 	require.False(t, doc.Find(".gallery figure").HasClass("media-round"))
+}
+
+// Paragraphs of a text with facets stay paragraphs, without a line break
+// between them; a facet out of range is drawn as plain text.
+func TestXPostFacetParagraphs(t *testing.T) {
+	t.Parallel()
+	g := xBlocksGraph(t, map[string]any{"raw_text": "One #a\n\nTwo", "display_range": []int{0, 11},
+		"facets": []any{map[string]any{"type": "hashtag", "start": 4, "end": 6, "original": "a"},
+			map[string]any{"type": "url", "start": 9, "end": 40, "replacement": "https://x.example/"}}})
+	body := renderItem(t, web.LangEnglish, g, nil).Find(".entity-x-post > .text").First()
+	require.Equal(t, 2, body.Find("p").Length())
+	require.Zero(t, body.Find("br").Length())
+	require.Equal(t, "One #a", text(body.Find("p").First()))
+	require.Equal(t, "https://x.com/hashtag/a", body.Find("a.hashtag").AttrOr("href", ""))
+	require.Equal(t, 1, body.Find("a").Length(), "the facet past the end of the text is left out")
 }

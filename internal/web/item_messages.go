@@ -19,7 +19,7 @@ func itemMessages() catalog {
 		"item.poll.final":       {"Final results", "最终结果"},
 		"item.poll.ends":        {"Voting ends", "投票截止于"},
 		"item.poll.lead":        {"most votes", "得票最多"},
-		"item.reposted":         {"Reposted by", "转帖自"},
+		"item.reposted":         {"Reposted by", "转帖者"},
 		"item.note":             {"Community note", "社区笔记"},
 		"item.article":          {"Article", "长文"},
 		"item.external":         {"Embedded video", "嵌入的视频"},
