@@ -166,9 +166,11 @@ func checkStatus(st *fxStatus, id string) (*fxStatus, *adapterv1.Error) {
 	if len(missing) > 0 {
 		return nil, bad("FxTwitter's answer is missing " + strings.Join(missing, ", "))
 	}
-	if got, ok := parseID(st.ID); !ok || got != id {
+	got, ok := parseID(st.ID)
+	if !ok || got != id {
 		return nil, bad(fmt.Sprintf("FxTwitter answered with post %s instead of %s", kit.Quote(st.ID), id))
 	}
+	st.ID = got // "01" is post 1, written the one way the schema accepts
 	if !canonicalID(st.Author.ID) {
 		return nil, bad(fmt.Sprintf("FxTwitter's status.author.id %s is not an X user id", kit.Quote(st.Author.ID)))
 	}
