@@ -353,9 +353,9 @@ type account struct {
 }
 
 // mediaRecord describes one display media of the post, in the order of
-// the capture's display media: which rendition of a video was kept.
+// the capture's display media: which rendition of a video was kept. It
+// has no media id (see facetsOf).
 type mediaRecord struct {
-	ID      string `json:"id,omitempty"`
 	Kind    string `json:"kind"`
 	Codec   string `json:"codec,omitempty"`
 	Bitrate int64  `json:"bitrate,omitempty"`
@@ -478,8 +478,15 @@ func facetsOf(fs []fxFacet, n int) []facet {
 		if f.Type == "" || len(f.Indices) != 2 || f.Indices[0] < 0 || f.Indices[0] > f.Indices[1] || f.Indices[1] > n {
 			continue
 		}
-		out = append(out, facet{Type: f.Type, Start: f.Indices[0], End: f.Indices[1], Original: f.Original,
-			Replacement: webURL(f.Replacement), Display: f.Display, ID: idOrEmpty(f.ID)})
+		ff := facet{Type: f.Type, Start: f.Indices[0], End: f.Indices[1], Original: f.Original,
+			Replacement: webURL(f.Replacement), Display: f.Display}
+		if f.Type != "media" {
+			// A mention's account id is kept; a media link's id is left
+			// out, as are the media's own ids: X renumbers media without
+			// the post changing, and that is not a new version of it.
+			ff.ID = idOrEmpty(f.ID)
+		}
+		out = append(out, ff)
 	}
 	return out
 }
@@ -611,7 +618,7 @@ func shortMessage(s string) string {
 func mediaRecords(st *fxStatus) []mediaRecord {
 	var out []mediaRecord
 	for _, m := range displayItems(st) {
-		r := mediaRecord{ID: idOrEmpty(m.ID), Kind: m.Type}
+		r := mediaRecord{Kind: m.Type}
 		if m.Type == "video" || m.Type == "gif" {
 			if best, ok := bestMP4(m); ok {
 				plays := browserPlays(best.codec)

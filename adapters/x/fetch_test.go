@@ -119,11 +119,11 @@ func TestFetchFixtures(t *testing.T) {
 				"raw_text":"Two frames from this morning's walk: fog over the harbour &amp; the old crane. #harbour https://t.co/Ab12Cd34Ef",
 				"display_range":[0,87],"facets":[
 					{"type":"hashtag","start":79,"end":87,"original":"harbour"},
-					{"type":"media","start":88,"end":111,"id":"2078399587459792896","display":"pic.x.com/Ab12Cd34Ef","original":"https://t.co/Ab12Cd34Ef",
+					{"type":"media","start":88,"end":111,"display":"pic.x.com/Ab12Cd34Ef","original":"https://t.co/Ab12Cd34Ef",
 						"replacement":"https://x.com/archivist_demo/status/2078399740166950912/photo/1"},
-					{"type":"media","start":88,"end":111,"id":"2078399588604837889","display":"pic.x.com/Ab12Cd34Ef","original":"https://t.co/Ab12Cd34Ef",
+					{"type":"media","start":88,"end":111,"display":"pic.x.com/Ab12Cd34Ef","original":"https://t.co/Ab12Cd34Ef",
 						"replacement":"https://x.com/archivist_demo/status/2078399740166950912/photo/1"}],
-				"media":[{"id":"2078399587459792896","kind":"photo"},{"id":"2078399588604837889","kind":"photo"}]}`,
+				"media":[{"kind":"photo"},{"kind":"photo"}]}`,
 		},
 		"2079251421658238976": {
 			fixture:   "status-video.json",
@@ -151,9 +151,9 @@ func TestFetchFixtures(t *testing.T) {
 				"created_at":"2026-07-20T17:05:44Z","lang":"en","likes":903,"reposts":64,"replies":12,"views":48213,
 				"sensitive":false,"source":"Twitter for Android","quotes":5,"bookmarks":41,
 				"raw_text":"Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier. https://t.co/Vd56Ef78Gh",
-				"display_range":[0,84],"facets":[{"type":"media","start":85,"end":108,"id":"2079250786962731008","display":"pic.x.com/Vd56Ef78Gh",
+				"display_range":[0,84],"facets":[{"type":"media","start":85,"end":108,"display":"pic.x.com/Vd56Ef78Gh",
 					"original":"https://t.co/Vd56Ef78Gh","replacement":"https://x.com/archivist_demo/status/2079251421658238976/video/1"}],
-				"media":[{"id":"2079250786962731008","kind":"video","codec":"h264","bitrate":10368000,"browser_plays":true}]}`,
+				"media":[{"kind":"video","codec":"h264","bitrate":10368000,"browser_plays":true}]}`,
 		},
 		"2079906847374594048": {
 			fixture:   "status-quote.json",
@@ -214,9 +214,9 @@ func TestFetchFixtures(t *testing.T) {
 				"created_at":"2026-07-23T22:48:31Z","lang":"en","likes":61,"reposts":5,"replies":7,"views":9120,
 				"sensitive":true,"source":"Twitter for iPhone","quotes":2,"bookmarks":3,
 				"raw_text":"Night shift at the dry dock. Flashing lights warning. https://t.co/Gf01Hi23Jk","display_range":[0,53],
-				"facets":[{"type":"media","start":54,"end":77,"id":"2080424710320889856","display":"pic.x.com/Gf01Hi23Jk",
+				"facets":[{"type":"media","start":54,"end":77,"display":"pic.x.com/Gf01Hi23Jk",
 					"original":"https://t.co/Gf01Hi23Jk","replacement":"https://x.com/archivist_demo/status/2080424850067443712/photo/1"}],
-				"media":[{"id":"2080424710320889856","kind":"gif","codec":"h264","browser_plays":true}],
+				"media":[{"kind":"gif","codec":"h264","browser_plays":true}],
 				"community_note":{"text":"The clip is from a 2019 safety drill at a different yard, not a recent incident. https://t.co/Zx98Yw76Vu",
 					"facets":[{"type":"url","start":81,"end":104,"display":"https://t.co/Zx98Yw76Vu","replacement":"https://news.example.com/2019/yard-safety-drill"}]}}`,
 		},
@@ -284,9 +284,9 @@ func TestFetchFixtures(t *testing.T) {
 		"created_at":"2026-07-21T19:12:55Z","lang":"en","likes":1504,"reposts":220,"replies":31,"views":20311,
 		"sensitive":false,"source":"Twitter Web App","quotes":17,"bookmarks":388,
 		"raw_text":"New tide table for August is up. Spring tides on the 9th and 23rd; mind the causeway. https://t.co/Tt90Ab12Cd",
-		"display_range":[0,85],"facets":[{"type":"media","start":86,"end":109,"id":"2079645344132370434","display":"pic.x.com/Tt90Ab12Cd",
+		"display_range":[0,85],"facets":[{"type":"media","start":86,"end":109,"display":"pic.x.com/Tt90Ab12Cd",
 			"original":"https://t.co/Tt90Ab12Cd","replacement":"https://x.com/harbor_notes_demo/status/2079645815421145088/photo/1"}],
-		"media":[{"id":"2079645344132370434","kind":"photo"}]}`, kittest.EntityData(t, resp, "post:2079645815421145088"))
+		"media":[{"kind":"photo"}]}`, kittest.EntityData(t, resp, "post:2079645815421145088"))
 	require.JSONEq(t, `{"id":"995952779720409089","handle":"harbor_notes_demo","name":"Harbor Notes (demo)",
 		"description":"Tide tables, causeway closures and fog reports. Unofficial demo account.",
 		"avatar_url":"`+base+`/media/pbs.twimg.com/profile_images/1814309216057106432/Hn3vB8qZ.jpg",
@@ -620,8 +620,8 @@ func TestFetchKeepsCardsArticlesAndLinks(t *testing.T) {
 	require.Equal(t, "2079645815421145088", data.ReplyToID)
 	require.Equal(t, "harbor_notes_demo", data.ReplyToHandle)
 	require.Equal(t, "2026-07-18T08:41:27Z", data.CreatedAt, "from created_at: Sat Jul 18 08:41:27 +0000 2026")
-	require.JSONEq(t, `[{"id":"2078399587459792896","kind":"photo"},{"id":"2078399588604837889","kind":"photo"},
-		{"id":"2078399587459792999","kind":"video","codec":"hevc","bitrate":4000000,"browser_plays":false}]`, string(data.Media))
+	require.JSONEq(t, `[{"kind":"photo"},{"kind":"photo"},
+		{"kind":"video","codec":"hevc","bitrate":4000000,"browser_plays":false}]`, string(data.Media))
 
 	// The card image and the article cover are downloaded as resources of
 	// the post; the YouTube video, its thumbnail and the broadcast are not.

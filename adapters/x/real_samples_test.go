@@ -50,7 +50,6 @@ type realPost struct {
 		ID, URL, Reason, Message string
 	} `json:"quote_unavailable"`
 	Media []struct {
-		ID           string `json:"id"`
 		Kind         string `json:"kind"`
 		Codec        string `json:"codec"`
 		Bitrate      int64  `json:"bitrate"`
@@ -193,7 +192,6 @@ func TestRealSample1841206275088290279(t *testing.T) {
 	p := postOf(t, resp, "1841206275088290279")
 	require.Equal(t, []*int64{n(2), n(68), n(296), n(1), n(7), n(4186)}, counts(p))
 	require.Len(t, p.Media, 1)
-	require.Equal(t, "1841204388993646595", p.Media[0].ID)
 	require.Equal(t, "h264", p.Media[0].Codec)
 	require.EqualValues(t, 2176000, p.Media[0].Bitrate)
 	require.True(t, *p.Media[0].BrowserPlays)
@@ -208,7 +206,7 @@ func TestRealSample1841206275088290279(t *testing.T) {
 	}
 	require.Equal(t, []string{"birds", "birdwatching", "birding", "WildOz", "birdphotography", "birdsofaustralia", "cockatoo"}, tags)
 	require.Equal(t, facet{Type: "media", Start: 163, End: 186, Original: "https://t.co/RoMxHhAo9X", Display: "pic.x.com/RoMxHhAo9X",
-		Replacement: "https://x.com/DivineDropbear/status/1841206275088290279/video/1", ID: "1841204388993646595"}, p.Facets[8])
+		Replacement: "https://x.com/DivineDropbear/status/1841206275088290279/video/1"}, p.Facets[8], "a media link keeps no media id")
 	require.False(t, profileOf(t, resp, "974067190386147329").Verified)
 }
 
@@ -384,7 +382,7 @@ func TestRealSample991610(t *testing.T) {
 	require.Equal(t, "x:video:9916110000000000001:1280x720", resp.GetMedia()[1].GetCacheKey())
 	p := postOf(t, resp, "991610")
 	require.Len(t, p.Media, 2)
-	require.Equal(t, "9916110000000000001", p.Media[1].ID)
+	require.Equal(t, "video", p.Media[1].Kind)
 	require.Equal(t, "https://example.invalid/DivineDropbear/status/991610/video/1", p.Facets[9].Replacement)
 }
 

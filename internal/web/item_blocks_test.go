@@ -33,7 +33,7 @@ func xBlocksGraph(t *testing.T, extra map[string]any) *web.Graph {
 		"sensitive": false, "quote_id": "991888",
 		"quote_unavailable": map[string]any{"id": "991888", "url": "https://x.com/i/status/991888", "reason": "suspended", "message": "This post is from a suspended account"},
 		"reposted_by":       map[string]any{"handle": "X", "name": "X", "url": "https://x.com/X"},
-		"media":             []any{map[string]any{"id": "1", "kind": "video", "codec": "hevc", "bitrate": 4000000, "browser_plays": false}},
+		"media":             []any{map[string]any{"kind": "video", "codec": "hevc", "bitrate": 4000000, "browser_plays": false}},
 		"poll": map[string]any{"total_votes": 10, "ended": false, "ends_at": "2026-12-03T10:00:00Z", "choices": []any{
 			map[string]any{"label": "Yes", "votes": 7, "percentage": 70}, map[string]any{"label": "No", "votes": 3}}},
 		"community_note": map[string]any{"text": "Filmed in 2019 elsewhere. https://t.co/Zx98Yw76Vu",
