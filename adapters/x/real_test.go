@@ -118,6 +118,13 @@ func TestRealProfileAndThread(t *testing.T) {
 	kittest.CheckGraph(t, h.schemas, resp)
 	require.Equal(t, "783214", resp.GetCanonicalTarget().GetExternalId())
 	require.Equal(t, "X：what's happening?!", resp.GetDisplay().GetSummary())
+	var x struct {
+		Verified     bool   `json:"verified"`
+		VerifiedType string `json:"verified_type"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(kittest.EntityData(t, resp, "profile:783214")), &x))
+	require.True(t, x.Verified, "@X has the check mark")
+	require.Equal(t, "organization", x.VerifiedType, "a gold (organization) check mark")
 	require.Equal(t, "https://pbs.twimg.com/profile_images/1683899100922511378/5lY42eHs.jpg", resp.GetMedia()[0].GetUrl())
 	require.Equal(t, "https://pbs.twimg.com/profile_banners/783214/1690175171", resp.GetMedia()[1].GetUrl())
 	require.Equal(t, []string{"https://x.com/rtwlz/status/2036082537949434164"}, urls(resp))

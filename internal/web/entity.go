@@ -89,6 +89,9 @@ type Entity struct {
 	Edited    bool
 	Signature string
 	Verified  bool
+	// VerifiedKind is an X check mark's kind: individual, organization
+	// (gold) or government (grey); "" when not said.
+	VerifiedKind string
 	Location  string
 	Website   string
 	// Media are the shown media in their stored order (an album's order).
@@ -391,7 +394,8 @@ type xProfileData struct {
 	Location    string `json:"location"`
 	URL         string `json:"url"`
 	Website     string `json:"website"`
-	Verified    bool   `json:"verified"`
+	Verified     bool   `json:"verified"`
+	VerifiedType string `json:"verified_type"`
 }
 
 // goneKeys are the reasons FxTwitter gives for a post that is not there.
@@ -408,7 +412,8 @@ func (g *Graph) xPost(e *GraphEntity, media []Media) *Entity {
 	if author := g.related(e.Key, "authored_by"); author != nil {
 		var p xProfileData
 		_ = json.Unmarshal(author.Data, &p)
-		v.Name, v.Handle, v.Profile, v.Avatar, v.Verified = p.Name, p.Handle, p.URL, author.image("avatar"), p.Verified
+		v.Name, v.Handle, v.Profile, v.Avatar = p.Name, p.Handle, p.URL, author.image("avatar")
+		v.Verified, v.VerifiedKind = p.Verified, p.VerifiedType
 	}
 	if v.Name == "" && v.Handle != "" {
 		v.Name = "@" + v.Handle
@@ -606,7 +611,8 @@ func (g *Graph) xProfile(e *GraphEntity) *Entity {
 	var p xProfileData
 	_ = json.Unmarshal(e.Data, &p)
 	v := &Entity{Type: e.Type, Render: RenderXProfile, Name: p.Name, Handle: p.Handle, URL: p.URL, Profile: p.URL,
-		Avatar: e.image("avatar"), Banner: e.image("banner"), Bio: PlainHTML(p.Description), Location: p.Location, Website: p.Website}
+		Avatar: e.image("avatar"), Banner: e.image("banner"), Bio: PlainHTML(p.Description), Location: p.Location, Website: p.Website,
+		Verified: p.Verified, VerifiedKind: p.VerifiedType}
 	if v.Name == "" {
 		v.Name = "@" + p.Handle
 	}

@@ -144,7 +144,8 @@ func TestXProfileRenderer(t *testing.T) {
 			{Key: "profile:995952779720409089", Type: "x.profile", Data: data(t, map[string]any{
 				"id": "995952779720409089", "handle": "archivist_demo", "name": "Archivist Demo",
 				"description": "Keeping tide tables since 2011.", "followers": 12345, "following": 321, "posts": 4567,
-				"location": "Harbour town", "website": "https://tides.example.org", "url": "https://x.com/archivist_demo"}),
+				"location": "Harbour town", "website": "https://tides.example.org", "url": "https://x.com/archivist_demo",
+				"verified": true, "verified_type": "organization"}),
 				Resources: []web.Resource{
 					{Purpose: "avatar", Kind: "image", Mime: "image/jpeg", URL: "v1/media/avatar"},
 					{Purpose: "banner", Kind: "image", Mime: "image/jpeg", URL: "v1/media/banner"}}},
@@ -156,7 +157,8 @@ func TestXProfileRenderer(t *testing.T) {
 	p := doc.Find(".entity-x-profile")
 	require.Equal(t, "/v1/media/banner", p.Find("img.banner").AttrOr("src", ""))
 	require.Equal(t, "/v1/media/avatar", p.Find(".profile-head img.avatar").AttrOr("src", ""))
-	require.Equal(t, "Archivist Demo", text(p.Find("h1")))
+	require.Equal(t, "Archivist Demo ✓", text(p.Find("h1")))
+	require.True(t, p.Find("h1 .verified").HasClass("organization"), "a gold check mark")
 	require.Equal(t, "@archivist_demo", text(p.Find(".profile-head .handle")))
 	require.Equal(t, "Keeping tide tables since 2011.", text(p.Find(".bio")))
 	require.Contains(t, text(p.Find(".location")), "Harbour town")
@@ -166,7 +168,7 @@ func TestXProfileRenderer(t *testing.T) {
 	posts := p.Find(".profile-posts article")
 	require.Equal(t, 1, posts.Length(), "the profile's post in the graph is listed")
 	require.Equal(t, "High tide at noon.", text(posts.Find(".text")))
-	require.Equal(t, "Archivist Demo @archivist_demo", text(posts.Find("p.name")))
+	require.Equal(t, "Archivist Demo ✓ @archivist_demo", text(posts.Find("p.name")))
 }
 
 func tgMessageGraph(t *testing.T) *web.Graph {
