@@ -92,8 +92,8 @@ type Entity struct {
 	// VerifiedKind is an X check mark's kind: individual, organization
 	// (gold) or government (grey); "" when not said.
 	VerifiedKind string
-	Location  string
-	Website   string
+	Location     string
+	Website      string
 	// Media are the shown media in their stored order (an album's order).
 	Media []Media
 	// AlbumIncomplete: t.me did not show every member of the album.
@@ -385,15 +385,15 @@ type xAccount struct {
 }
 
 type xProfileData struct {
-	Handle      string `json:"handle"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Followers   *int64 `json:"followers"`
-	Following   *int64 `json:"following"`
-	Posts       *int64 `json:"posts"`
-	Location    string `json:"location"`
-	URL         string `json:"url"`
-	Website     string `json:"website"`
+	Handle       string `json:"handle"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	Followers    *int64 `json:"followers"`
+	Following    *int64 `json:"following"`
+	Posts        *int64 `json:"posts"`
+	Location     string `json:"location"`
+	URL          string `json:"url"`
+	Website      string `json:"website"`
 	Verified     bool   `json:"verified"`
 	VerifiedType string `json:"verified_type"`
 }
