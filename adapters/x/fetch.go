@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -325,7 +326,8 @@ type postData struct {
 }
 
 // facet is a marked range of raw_text (or of a community note's text),
-// in UTF-16 code units as X counts them.
+// in Unicode code points as X counts them (FxTwitter's OpenAPI document
+// says UTF-16, but its answers count code points: an emoji is one).
 type facet struct {
 	Type        string `json:"type"`
 	Start       int    `json:"start"`
@@ -470,8 +472,8 @@ func pollOf(p *fxPoll, now time.Time) *pollData {
 	return d
 }
 
-// facetsOf keeps the facets whose range lies inside a text of n UTF-16
-// code units.
+// facetsOf keeps the facets whose range lies inside a text of n code
+// points.
 func facetsOf(fs []fxFacet, n int) []facet {
 	var out []facet
 	for _, f := range fs {
@@ -491,18 +493,8 @@ func facetsOf(fs []fxFacet, n int) []facet {
 	return out
 }
 
-// utf16Len is the length of s in UTF-16 code units.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
+// runeLen is the length of s in code points, the unit of X's offsets.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
 // webURL keeps an http(s) URL, or "".
 func webURL(raw string) string {
@@ -551,7 +543,7 @@ func postDataOf(st *fxStatus, now time.Time) postData {
 		Article:       articleOf(st.Article),
 	}
 	if rt := st.RawText; rt != nil && rt.Text != "" {
-		n := utf16Len(rt.Text)
+		n := runeLen(rt.Text)
 		d.RawText = rt.Text
 		d.Facets = facetsOf(rt.Facets, n)
 		if r := rt.DisplayTextRange; len(r) == 2 && r[0] >= 0 && r[0] <= r[1] && r[1] <= n {
@@ -654,7 +646,7 @@ func noteOf(n *fxCommunityNote) *noteData {
 	if n == nil || strings.TrimSpace(n.Text) == "" {
 		return nil
 	}
-	return &noteData{Text: n.Text, Facets: facetsOf(n.Facets, utf16Len(n.Text))}
+	return &noteData{Text: n.Text, Facets: facetsOf(n.Facets, runeLen(n.Text))}
 }
 
 func cardOf(c *fxCard) *cardData {

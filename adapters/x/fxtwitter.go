@@ -56,7 +56,7 @@ type fxStatus struct {
 }
 
 // fxRawText is the post text before FxTwitter expanded it, with facets
-// (links, mentions, hashtags, media) at UTF-16 offsets into Text.
+// (links, mentions, hashtags, media) at code-point offsets into Text.
 type fxRawText struct {
 	Text             string    `json:"text"`
 	DisplayTextRange []int     `json:"display_text_range"`

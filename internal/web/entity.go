@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 
 	"github.com/monitorhq/monitor/internal/mediatype"
 )
@@ -517,7 +516,7 @@ func xText(d xPostData) template.HTML {
 	return facetHTML(d.RawText, d.DisplayRange[0], d.DisplayRange[1], d.Facets)
 }
 
-// xFacet is a marked range of an X text in UTF-16 code units.
+// xFacet is a marked range of an X text in code points.
 type xFacet struct {
 	Type        string `json:"type"`
 	Start       int    `json:"start"`
@@ -527,13 +526,13 @@ type xFacet struct {
 	Display     string `json:"display"`
 }
 
-// facetHTML renders raw[start:end] (UTF-16 offsets; end -1: to the end)
+// facetHTML renders raw[start:end] (code points; end -1: to the end)
 // with its facets: links to their expanded address, mentions to the
 // account, hashtags and cashtags to X's search; media links are dropped
 // (the media are shown). X stores &, < and > escaped; the text between
 // facets is unescaped and escaped again, with blank lines as paragraphs.
 func facetHTML(raw string, start, end int, facets []xFacet) template.HTML {
-	u := utf16.Encode([]rune(raw))
+	u := []rune(raw)
 	if end < 0 || end > len(u) {
 		end = len(u)
 	}
@@ -547,7 +546,7 @@ func facetHTML(raw string, start, end int, facets []xFacet) template.HTML {
 		if from >= to {
 			return
 		}
-		s := html.EscapeString(html.UnescapeString(string(utf16.Decode(u[from:to]))))
+		s := html.EscapeString(html.UnescapeString(string(u[from:to])))
 		s = strings.ReplaceAll(paraBoundary.ReplaceAllString(s, "\x00"), "\n", "<br>\n")
 		b.WriteString(strings.ReplaceAll(s, "\x00", "</p>\n<p>"))
 	}
@@ -557,7 +556,7 @@ func facetHTML(raw string, start, end int, facets []xFacet) template.HTML {
 			continue // outside the shown text, or overlapping one already drawn
 		}
 		plain(at, f.Start)
-		seg := html.UnescapeString(string(utf16.Decode(u[f.Start:f.End])))
+		seg := html.UnescapeString(string(u[f.Start:f.End]))
 		switch f.Type {
 		case "media":
 			// shown as the post's media

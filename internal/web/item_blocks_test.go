@@ -21,7 +21,7 @@ func xBlocksGraph(t *testing.T, extra map[string]any) *web.Graph {
 		"id": "1841206275088290279", "url": "https://x.com/DivineDropbear/status/1841206275088290279",
 		"text":     "Cockatoo &amp; breeze \n@fred_od_photo #birds",
 		"raw_text": "Cockatoo &amp; breeze \n@fred_od_photo #birds https://t.co/AbCdEf https://t.co/RoMxHhAo9X",
-		// "Cockatoo &amp; breeze \n" is 23 UTF-16 units.
+		// "Cockatoo &amp; breeze \n" is 23 code points.
 		"display_range": []int{0, 64},
 		"facets": []any{
 			map[string]any{"type": "mention", "start": 23, "end": 37, "original": "fred_od_photo", "id": "490232734"},
@@ -195,4 +195,16 @@ func TestXPostFacetParagraphs(t *testing.T) {
 	require.Equal(t, "One #a", text(body.Find("p").First()))
 	require.Equal(t, "https://x.com/hashtag/a", body.Find("a.hashtag").AttrOr("href", ""))
 	require.Equal(t, 1, body.Find("a").Length(), "the facet past the end of the text is left out")
+}
+
+// X counts offsets in code points, not UTF-16 units (FxTwitter's answers
+// do, whatever its OpenAPI document says): a hashtag after two emoji
+// starts two places after them.
+func TestXPostFacetsCountCodePoints(t *testing.T) {
+	t.Parallel()
+	g := xBlocksGraph(t, map[string]any{"raw_text": "Ship? 🚀💭\n#starcitizen", "display_range": []int{0, 21},
+		"facets": []any{map[string]any{"type": "hashtag", "start": 9, "end": 21, "original": "starcitizen"}}})
+	body := renderItem(t, web.LangEnglish, g, nil).Find(".entity-x-post > .text").First()
+	require.Equal(t, "#starcitizen", text(body.Find("a.hashtag")))
+	require.Equal(t, "Ship? 🚀💭 #starcitizen", text(body))
 }
