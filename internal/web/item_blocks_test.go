@@ -87,7 +87,7 @@ func TestXPostBlocks(t *testing.T) {
 	})
 	require.Equal(t, []string{"Yes 70%", "No 30%"}, opts, "a choice without a percentage gets it from its votes")
 	require.Zero(t, post.Find(".poll li.lead").Length(), "a running poll has no winner yet")
-	require.Contains(t, text(post.Find(".poll .meta")), "10 votes · Voting ends")
+	require.Contains(t, text(post.Find(".poll .meta")), "10 votes · End of voting: ")
 	require.Equal(t, "2026-12-03T10:00:00Z", post.Find(".poll .meta time").AttrOr("datetime", ""))
 
 	note := post.Find("aside.community-note")
@@ -138,7 +138,7 @@ func TestXPostBlocks(t *testing.T) {
 	zh := renderItem(t, web.LangChinese, xBlocksGraph(t, nil), media)
 	require.Equal(t, "社区笔记", text(zh.Find(".community-note .note-title")))
 	require.Equal(t, "转帖者 @X · X", text(zh.Find(".context.reposted")))
-	require.Contains(t, text(zh.Find(".poll .meta")), "10 票 · 投票截止于")
+	require.Contains(t, text(zh.Find(".poll .meta")), "10 票 · 投票截止：")
 	require.Contains(t, text(zh.Find("a.link-card.external")), "嵌入的视频")
 	require.Contains(t, text(zh.Find("a.link-card.broadcast")), "直播（已结束）")
 	require.Equal(t, "引用的帖子来自已被封禁的账号。", text(zh.Find(".quoted.gone .gone-reason")))

@@ -17,7 +17,7 @@ func itemMessages() catalog {
 		"item.poll":             {"Poll", "投票"},
 		"item.poll.votes":       {"%s votes", "%s 票"},
 		"item.poll.final":       {"Final results", "最终结果"},
-		"item.poll.ends":        {"Voting ends", "投票截止于"},
+		"item.poll.ends":        {"End of voting:", "投票截止："},
 		"item.poll.lead":        {"most votes", "得票最多"},
 		"item.reposted":         {"Reposted by", "转帖者"},
 		"item.note":             {"Community note", "社区笔记"},
