@@ -81,7 +81,15 @@ func TestSchemasRefuseWhatFetchNeverProduces(t *testing.T) {
 		{"x.profile", `{"id":"1","handle":"a","followers":null,"protected":true}`, true},
 		{"x.profile", `{"id":"1"}`, false},
 		{"x.profile", `{"id":"1","handle":""}`, false},
-		{"x.profile", `{"id":"1","handle":"a","verified":true}`, false},
+		{"x.profile", `{"id":"1","handle":"a","verified":true,"verified_type":"organization"}`, true},
+		{"x.profile", `{"id":"1","handle":"a","verified_type":"blue"}`, false}, // not a kind X has
+		{"x.profile", `{"id":"1","handle":"a","verified":"yes"}`, false},
+		{"x.post", `{"id":"1","text":"a","quotes":2,"bookmarks":0,"poll":{"choices":[{"label":"x"}],"ended":true}}`, true},
+		{"x.post", `{"id":"1","text":"a","facets":[{"type":"url","start":0,"end":1,"replacement":"https://a.example/"}]}`, true},
+		{"x.post", `{"id":"1","text":"a","facets":[{"type":"url","start":-1,"end":1}]}`, false}, // before the text
+		{"x.post", `{"id":"1","text":"a","media":[{"kind":"video","codec":"mpeg2"}]}`, false},   // not a codec FxTwitter names
+		{"x.post", `{"id":"1","text":"a","card":{"title":"no url"}}`, false},
+		{"x.post", `{"id":"1","text":"a","quote_unavailable":{"reason":"suspended","message":"This post is from a suspended account"}}`, true},
 	}
 	for _, tt := range tests {
 		err := h.schemas.Validate(tt.typ, tt.data)

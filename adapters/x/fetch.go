@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -96,7 +97,7 @@ func (a *Adapter) fetchPost(ctx context.Context, id string) *adapterv1.FetchResp
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	out, err := buildPost(st)
+	out, err := buildPost(st, time.Now())
 	if err != nil {
 		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the post: "+err.Error())
 	}
@@ -166,9 +167,11 @@ func checkStatus(st *fxStatus, id string) (*fxStatus, *adapterv1.Error) {
 	if len(missing) > 0 {
 		return nil, bad("FxTwitter's answer is missing " + strings.Join(missing, ", "))
 	}
-	if got, ok := parseID(st.ID); !ok || got != id {
+	got, ok := parseID(st.ID)
+	if !ok || got != id {
 		return nil, bad(fmt.Sprintf("FxTwitter answered with post %s instead of %s", kit.Quote(st.ID), id))
 	}
+	st.ID = got // "01" is post 1, written the one way the schema accepts
 	if !canonicalID(st.Author.ID) {
 		return nil, bad(fmt.Sprintf("FxTwitter's status.author.id %s is not an X user id", kit.Quote(st.Author.ID)))
 	}
@@ -177,9 +180,9 @@ func checkStatus(st *fxStatus, id string) (*fxStatus, *adapterv1.Error) {
 
 // addPost adds a post, its author (once per graph) and the authored_by
 // relation. resources are the post's media indexes.
-func addPost(g *kit.Graph, st *fxStatus, resources []uint32) error {
+func addPost(g *kit.Graph, st *fxStatus, resources []uint32, now time.Time) error {
 	key := "post:" + st.ID
-	if err := g.AddEntity(key, EntityTypePost, st.ID, postDataOf(st), resources); err != nil {
+	if err := g.AddEntity(key, EntityTypePost, st.ID, postDataOf(st, now), resources); err != nil {
 		return err
 	}
 	authorKey := "profile:" + st.Author.ID
@@ -205,9 +208,11 @@ func addPost(g *kit.Graph, st *fxStatus, resources []uint32) error {
 // (purpose "quoted", resources of the quoted entity), then avatars and
 // banners (resources of the profile entities), then the posters of the
 // post's and the quoted post's videos (purpose "poster", resources of the
-// post showing the video). Only the first group is shown with the post
-// and counted in the summary.
-func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
+// post showing the video), then the card images and article covers of
+// the post and the quoted post (resources of the post showing them). Only
+// the first group is shown with the post and counted in the summary.
+// now decides whether a poll has ended.
+func buildPost(st *fxStatus, now time.Time) (*adapterv1.FetchResponse, error) {
 	g := &kit.Graph{}
 	display := g.AddMedia(statusMedia(st, "")...)
 
@@ -220,11 +225,11 @@ func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 		quoted = g.AddMedia(statusMedia(quote, purposeQuoted)...)
 	}
 
-	if err := addPost(g, st, display); err != nil {
+	if err := addPost(g, st, display, now); err != nil {
 		return nil, err
 	}
 	if quote != nil {
-		if err := addPost(g, quote, quoted); err != nil {
+		if err := addPost(g, quote, quoted, now); err != nil {
 			return nil, err
 		}
 		g.Relate("post:"+st.ID, relQuotes, "post:"+quote.ID)
@@ -233,15 +238,24 @@ func buildPost(st *fxStatus) (*adapterv1.FetchResponse, error) {
 	if quote != nil {
 		g.AddResources("post:"+quote.ID, posterMedia(quote)...)
 	}
+	g.AddResources("post:"+st.ID, linkImages(st)...)
+	if quote != nil {
+		g.AddResources("post:"+quote.ID, linkImages(quote)...)
+	}
 
 	author := st.Author.Name
 	if author == "" {
 		author = "@" + st.Author.ScreenName
 	}
+	text := st.Text
+	if a := articleOf(st.Article); a != nil {
+		// An article's post shows only its link; the article is the text.
+		text = strings.Join(nonEmpty(strings.TrimSpace(st.Text), a.Title, a.Text), "\n\n")
+	}
 	disp := &adapterv1.Display{
-		Text:       st.Text,
+		Text:       text,
 		TextKind:   adapterv1.TextKind_TEXT_KIND_PLAIN,
-		Summary:    summary(author, st.Text, g.Media[:len(display)]),
+		Summary:    summary(author, text, g.Media[:len(display)]),
 		AuthorName: author,
 	}
 	if t, ok := publishedAt(st); ok {
@@ -278,21 +292,79 @@ func canonicalID(s string) bool {
 
 // postData is the data of an x.post entity (schemas/x.post.json).
 type postData struct {
-	ID            string    `json:"id"`
-	URL           string    `json:"url,omitempty"`
-	Text          string    `json:"text"`
-	CreatedAt     string    `json:"created_at,omitempty"`
-	Lang          string    `json:"lang,omitempty"`
-	Likes         *int64    `json:"likes,omitempty"`
-	Reposts       *int64    `json:"reposts,omitempty"`
-	Replies       *int64    `json:"replies,omitempty"`
-	Views         *int64    `json:"views,omitempty"`
-	Sensitive     bool      `json:"sensitive"`
-	Source        string    `json:"source,omitempty"`
-	QuoteID       string    `json:"quote_id,omitempty"`
-	ReplyToID     string    `json:"reply_to_id,omitempty"`
-	ReplyToHandle string    `json:"reply_to_handle,omitempty"`
-	Poll          *pollData `json:"poll,omitempty"`
+	ID            string         `json:"id"`
+	URL           string         `json:"url,omitempty"`
+	Text          string         `json:"text"`
+	RawText       string         `json:"raw_text,omitempty"`
+	DisplayRange  []int          `json:"display_range,omitempty"`
+	Facets        []facet        `json:"facets,omitempty"`
+	CreatedAt     string         `json:"created_at,omitempty"`
+	Lang          string         `json:"lang,omitempty"`
+	Likes         *int64         `json:"likes,omitempty"`
+	Reposts       *int64         `json:"reposts,omitempty"`
+	Replies       *int64         `json:"replies,omitempty"`
+	Quotes        *int64         `json:"quotes,omitempty"`
+	Bookmarks     *int64         `json:"bookmarks,omitempty"`
+	Views         *int64         `json:"views,omitempty"`
+	Sensitive     bool           `json:"sensitive"`
+	NoteTweet     bool           `json:"note_tweet,omitempty"`
+	Source        string         `json:"source,omitempty"`
+	QuoteID       string         `json:"quote_id,omitempty"`
+	QuoteGone     *gone          `json:"quote_unavailable,omitempty"`
+	ReplyToID     string         `json:"reply_to_id,omitempty"`
+	ReplyToHandle string         `json:"reply_to_handle,omitempty"`
+	ReplyToName   string         `json:"reply_to_name,omitempty"`
+	RepostedBy    *account       `json:"reposted_by,omitempty"`
+	Media         []mediaRecord  `json:"media,omitempty"`
+	Poll          *pollData      `json:"poll,omitempty"`
+	Community     *communityData `json:"community,omitempty"`
+	CommunityNote *noteData      `json:"community_note,omitempty"`
+	Card          *cardData      `json:"card,omitempty"`
+	Article       *articleData   `json:"article,omitempty"`
+	External      *externalData  `json:"external,omitempty"`
+	Broadcast     *broadcastData `json:"broadcast,omitempty"`
+}
+
+// facet is a marked range of raw_text (or of a community note's text),
+// in Unicode code points as X counts them (FxTwitter's OpenAPI document
+// says UTF-16, but its answers count code points: an emoji is one).
+type facet struct {
+	Type        string `json:"type"`
+	Start       int    `json:"start"`
+	End         int    `json:"end"`
+	Original    string `json:"original,omitempty"`
+	Replacement string `json:"replacement,omitempty"`
+	Display     string `json:"display,omitempty"`
+	ID          string `json:"id,omitempty"`
+}
+
+// gone is a post FxTwitter answered as a tombstone: why it is not there.
+type gone struct {
+	ID      string `json:"id,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// account names an account without being its profile entity.
+type account struct {
+	ID     string `json:"id,omitempty"`
+	Handle string `json:"handle"`
+	Name   string `json:"name,omitempty"`
+	URL    string `json:"url,omitempty"`
+}
+
+// mediaRecord describes one display media of the post, in the order of
+// the capture's display media: which rendition of a video was kept. It
+// has no media id (see facetsOf).
+type mediaRecord struct {
+	Kind    string `json:"kind"`
+	Codec   string `json:"codec,omitempty"`
+	Bitrate int64  `json:"bitrate,omitempty"`
+	// BrowserPlays is false when the only MP4 is HEVC, AV1 or VP9, which
+	// not every browser plays; it is kept anyway.
+	BrowserPlays *bool    `json:"browser_plays,omitempty"`
+	Publisher    *account `json:"publisher,omitempty"`
 }
 
 // pollData is a post's poll: its choices in order with the votes so far.
@@ -300,6 +372,7 @@ type pollData struct {
 	Choices    []pollChoice `json:"choices"`
 	TotalVotes *int64       `json:"total_votes,omitempty"`
 	EndsAt     string       `json:"ends_at,omitempty"`
+	Ended      bool         `json:"ended"`
 }
 
 type pollChoice struct {
@@ -308,9 +381,72 @@ type pollChoice struct {
 	Percentage *float64 `json:"percentage,omitempty"`
 }
 
+// communityData is the X community the post was posted in.
+type communityData struct {
+	ID          string `json:"id,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	URL         string `json:"url,omitempty"`
+	Topic       string `json:"topic,omitempty"`
+	NSFW        bool   `json:"nsfw,omitempty"`
+	CreatedAt   string `json:"created_at,omitempty"`
+	Admin       string `json:"admin_handle,omitempty"`
+}
+
+// noteData is a community note.
+type noteData struct {
+	Text   string  `json:"text"`
+	Facets []facet `json:"facets,omitempty"`
+}
+
+// cardData is a link card; its image is a resource of the post (purpose
+// "card").
+type cardData struct {
+	URL         string `json:"url"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Domain      string `json:"domain,omitempty"`
+	Name        string `json:"card_name,omitempty"`
+	ImageURL    string `json:"image_url,omitempty"`
+	ImageAlt    string `json:"image_alt,omitempty"`
+}
+
+// articleData is a long-form article; its cover is a resource of the
+// post (purpose "article_cover").
+type articleData struct {
+	ID          string `json:"id,omitempty"`
+	Title       string `json:"title"`
+	PreviewText string `json:"preview_text,omitempty"`
+	Text        string `json:"text,omitempty"`
+	CreatedAt   string `json:"created_at,omitempty"`
+	ModifiedAt  string `json:"modified_at,omitempty"`
+	CoverURL    string `json:"cover_url,omitempty"`
+}
+
+// externalData is another site's embedded video, kept as a link.
+type externalData struct {
+	URL          string `json:"url"`
+	Kind         string `json:"kind,omitempty"`
+	ThumbnailURL string `json:"thumbnail_url,omitempty"`
+	Width        int    `json:"width,omitempty"`
+	Height       int    `json:"height,omitempty"`
+}
+
+// broadcastData is a live broadcast, marked and not downloaded.
+type broadcastData struct {
+	URL          string `json:"url"`
+	ID           string `json:"id,omitempty"`
+	Title        string `json:"title,omitempty"`
+	State        string `json:"state,omitempty"`
+	Broadcaster  string `json:"broadcaster_handle,omitempty"`
+	Name         string `json:"broadcaster_name,omitempty"`
+	ThumbnailURL string `json:"thumbnail_url,omitempty"`
+}
+
 // pollOf keeps a poll's choices that have a label; a poll without any is
-// left out.
-func pollOf(p *fxPoll) *pollData {
+// left out. It has ended when FxTwitter says "Final results" or its end
+// time has passed.
+func pollOf(p *fxPoll, now time.Time) *pollData {
 	if p == nil {
 		return nil
 	}
@@ -328,23 +464,91 @@ func pollOf(p *fxPoll) *pollData {
 	if len(d.Choices) == 0 {
 		return nil
 	}
+	d.Ended = p.TimeLeftEn == "Final results"
 	if t, err := time.Parse(time.RFC3339, p.EndsAt); err == nil {
 		d.EndsAt = t.UTC().Format(time.RFC3339)
+		d.Ended = d.Ended || !t.After(now)
 	}
 	return d
 }
 
-func postDataOf(st *fxStatus) postData {
+// facetsOf keeps the facets whose range lies inside a text of n code
+// points.
+func facetsOf(fs []fxFacet, n int) []facet {
+	var out []facet
+	for _, f := range fs {
+		if f.Type == "" || len(f.Indices) != 2 || f.Indices[0] < 0 || f.Indices[0] > f.Indices[1] || f.Indices[1] > n {
+			continue
+		}
+		ff := facet{Type: f.Type, Start: f.Indices[0], End: f.Indices[1], Original: f.Original,
+			Replacement: webURL(f.Replacement), Display: f.Display}
+		if f.Type != "media" {
+			// A mention's account id is kept; a media link's id is left
+			// out, as are the media's own ids: X renumbers media without
+			// the post changing, and that is not a new version of it.
+			ff.ID = idOrEmpty(f.ID)
+		}
+		out = append(out, ff)
+	}
+	return out
+}
+
+// runeLen is the length of s in code points, the unit of X's offsets.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// webURL keeps an http(s) URL, or "".
+func webURL(raw string) string {
+	if _, ok := httpURL(raw); ok {
+		return raw
+	}
+	return ""
+}
+
+// idOrEmpty keeps a canonical X id, or "".
+func idOrEmpty(s string) string {
+	if canonicalID(s) {
+		return s
+	}
+	return ""
+}
+
+// rfc3339 rewrites an upstream time in RFC 3339 UTC, or "".
+func rfc3339(s string) string {
+	for _, layout := range []string{time.RFC3339Nano, time.RubyDate} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC().Format(time.RFC3339)
+		}
+	}
+	return ""
+}
+
+func postDataOf(st *fxStatus, now time.Time) postData {
 	d := postData{
-		ID:        st.ID,
-		URL:       postURL(st),
-		Text:      st.Text,
-		Likes:     count(st.Likes),
-		Reposts:   count(st.Reposts),
-		Replies:   count(st.Replies),
-		Views:     count(st.Views),
-		Sensitive: st.PossiblySensitive,
-		Poll:      pollOf(st.Poll),
+		ID:            st.ID,
+		URL:           postURL(st),
+		Text:          st.Text,
+		Likes:         count(st.Likes),
+		Reposts:       count(st.Reposts),
+		Replies:       count(st.Replies),
+		Quotes:        count(st.Quotes),
+		Bookmarks:     count(st.Bookmarks),
+		Views:         count(st.Views),
+		Sensitive:     st.PossiblySensitive,
+		NoteTweet:     st.IsNoteTweet,
+		Poll:          pollOf(st.Poll, now),
+		Media:         mediaRecords(st),
+		Community:     communityOf(st.Community),
+		CommunityNote: noteOf(st.CommunityNote),
+		Card:          cardOf(st.Card),
+		Article:       articleOf(st.Article),
+	}
+	if rt := st.RawText; rt != nil && rt.Text != "" {
+		n := runeLen(rt.Text)
+		d.RawText = rt.Text
+		d.Facets = facetsOf(rt.Facets, n)
+		if r := rt.DisplayTextRange; len(r) == 2 && r[0] >= 0 && r[0] <= r[1] && r[1] <= n {
+			d.DisplayRange = []int{r[0], r[1]}
+		}
 	}
 	if t, ok := publishedAt(st); ok {
 		d.CreatedAt = t.Format(time.RFC3339)
@@ -355,8 +559,11 @@ func postDataOf(st *fxStatus) postData {
 	if st.Source != nil {
 		d.Source = *st.Source
 	}
-	if st.Quote != nil {
-		d.QuoteID, _ = parseID(st.Quote.ID)
+	if q := st.Quote; q != nil {
+		d.QuoteID, _ = parseID(q.ID)
+		if !usableQuote(q) {
+			d.QuoteGone = &gone{ID: d.QuoteID, URL: webURL(q.URL), Reason: shortReason(q.Reason), Message: shortMessage(q.Message)}
+		}
 	}
 	if r := st.ReplyingTo; r != nil {
 		replyID := r.Status
@@ -365,8 +572,123 @@ func postDataOf(st *fxStatus) postData {
 		}
 		d.ReplyToID, _ = parseID(replyID)
 		d.ReplyToHandle = r.ScreenName
+		d.ReplyToName = r.DisplayName
+	}
+	if r := st.RepostedBy; r != nil && r.ScreenName != "" {
+		d.RepostedBy = &account{ID: idOrEmpty(r.ID), Handle: r.ScreenName, Name: r.Name, URL: webURL(r.URL)}
+	}
+	if m := st.Media; m != nil {
+		if e := m.External; e != nil && webURL(e.URL) != "" {
+			d.External = &externalData{URL: e.URL, Kind: e.Type, ThumbnailURL: webURL(e.ThumbnailURL), Width: max(e.Width, 0), Height: max(e.Height, 0)}
+		}
+		if b := m.Broadcast; b != nil && webURL(b.URL) != "" {
+			bd := &broadcastData{URL: b.URL, ID: b.BroadcastID, Title: b.Title, State: b.State}
+			if b.Broadcaster != nil {
+				bd.Broadcaster, bd.Name = b.Broadcaster.Username, b.Broadcaster.DisplayName
+			}
+			if b.Thumbnail != nil && b.Thumbnail.Original != nil {
+				bd.ThumbnailURL = webURL(b.Thumbnail.Original.URL)
+			}
+			d.Broadcast = bd
+		}
 	}
 	return d
+}
+
+// shortMessage keeps a tombstone's message when it is one sentence of
+// plain text (FxTwitter's "This post is unavailable"), so an upstream of
+// any length cannot fill a page with it.
+func shortMessage(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 200 || strings.ContainsAny(s, "<>\n") {
+		return ""
+	}
+	return s
+}
+
+// mediaRecords describes the post's display media in statusMedia's order.
+func mediaRecords(st *fxStatus) []mediaRecord {
+	var out []mediaRecord
+	for _, m := range displayItems(st) {
+		r := mediaRecord{Kind: m.Type}
+		if m.Type == "video" || m.Type == "gif" {
+			if best, ok := bestMP4(m); ok {
+				plays := browserPlays(best.codec)
+				r.Codec, r.Bitrate, r.BrowserPlays = best.codec, max(best.bitrate, 0), &plays
+			}
+			if p := m.Publisher; p != nil && p.ScreenName != "" && (st.Author == nil || p.ID != st.Author.ID) {
+				r.Publisher = &account{ID: idOrEmpty(p.ID), Handle: p.ScreenName, Name: p.Name}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func communityOf(c *fxCommunity) *communityData {
+	if c == nil || c.Name == "" {
+		return nil
+	}
+	d := &communityData{ID: idOrEmpty(c.ID), Name: c.Name, Description: c.Description, NSFW: c.IsNSFW, CreatedAt: rfc3339(c.CreatedAt)}
+	if d.ID != "" {
+		d.URL = "https://x.com/i/communities/" + d.ID
+	}
+	if c.Topic != nil {
+		d.Topic = *c.Topic
+	}
+	if c.Admin != nil {
+		d.Admin = c.Admin.ScreenName
+	}
+	return d
+}
+
+func noteOf(n *fxCommunityNote) *noteData {
+	if n == nil || strings.TrimSpace(n.Text) == "" {
+		return nil
+	}
+	return &noteData{Text: n.Text, Facets: facetsOf(n.Facets, runeLen(n.Text))}
+}
+
+func cardOf(c *fxCard) *cardData {
+	if c == nil || webURL(c.URL) == "" {
+		return nil
+	}
+	d := &cardData{URL: c.URL, Title: c.Title, Description: c.Description, Domain: c.Domain, Name: c.CardName}
+	if c.Image != nil {
+		d.ImageURL, d.ImageAlt = webURL(c.Image.URL), c.Image.Alt
+	}
+	return d
+}
+
+func articleOf(a *fxArticle) *articleData {
+	if a == nil || a.Title == "" {
+		return nil
+	}
+	d := &articleData{ID: idOrEmpty(a.ID), Title: a.Title, PreviewText: a.PreviewText,
+		CreatedAt: rfc3339(a.CreatedAt), ModifiedAt: rfc3339(a.ModifiedAt), CoverURL: articleCoverURL(a)}
+	if a.Content != nil {
+		var paras []string
+		for _, b := range a.Content.Blocks {
+			if t := strings.TrimSpace(b.Text); t != "" {
+				paras = append(paras, t)
+			}
+		}
+		d.Text = strings.Join(paras, "\n\n")
+	}
+	return d
+}
+
+// articleCoverURL is the article's cover image: an image cover's
+// original, a video cover's still.
+func articleCoverURL(a *fxArticle) string {
+	if a.CoverMedia == nil || a.CoverMedia.MediaInfo == nil {
+		return ""
+	}
+	mi := a.CoverMedia.MediaInfo
+	if u := webURL(mi.OriginalImgURL); u != "" {
+		return u
+	}
+	return webURL(mi.MediaURLHTTPS)
 }
 
 // profileData is the data of an x.profile entity (schemas/x.profile.json).
@@ -385,6 +707,10 @@ type profileData struct {
 	URL         string `json:"url,omitempty"`
 	Website     string `json:"website,omitempty"`
 	Protected   bool   `json:"protected"`
+	// Verified is X's check mark; VerifiedType its kind (individual,
+	// organization, government) when FxTwitter says.
+	Verified     bool   `json:"verified,omitempty"`
+	VerifiedType string `json:"verified_type,omitempty"`
 }
 
 func profileDataOf(u *fxUser) profileData {
@@ -415,6 +741,15 @@ func profileDataOf(u *fxUser) profileData {
 	}
 	if u.Website != nil {
 		d.Website = u.Website.URL
+	}
+	if v := u.Verification; v != nil && v.Verified {
+		d.Verified = true
+		if v.Type != nil {
+			switch *v.Type {
+			case "individual", "organization", "government":
+				d.VerifiedType = *v.Type
+			}
+		}
 	}
 	return d
 }
@@ -464,4 +799,15 @@ func snowflakeTime(id string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.UnixMilli(int64(n>>22) + snowflakeEpochMS).UTC(), true
+}
+
+// nonEmpty drops the empty strings of ss.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -115,7 +115,15 @@ func TestFetchFixtures(t *testing.T) {
 			postData: `{"id":"2078399740166950912","url":"https://x.com/archivist_demo/status/2078399740166950912",
 				"text":"Two frames from this morning's walk: fog over the harbour & the old crane. #harbour",
 				"created_at":"2026-07-18T08:41:27Z","lang":"en","likes":187,"reposts":11,"replies":4,"views":6042,
-				"sensitive":false,"source":"Twitter for iPhone"}`,
+				"sensitive":false,"source":"Twitter for iPhone","quotes":1,"bookmarks":9,
+				"raw_text":"Two frames from this morning's walk: fog over the harbour &amp; the old crane. #harbour https://t.co/Ab12Cd34Ef",
+				"display_range":[0,87],"facets":[
+					{"type":"hashtag","start":79,"end":87,"original":"harbour"},
+					{"type":"media","start":88,"end":111,"display":"pic.x.com/Ab12Cd34Ef","original":"https://t.co/Ab12Cd34Ef",
+						"replacement":"https://x.com/archivist_demo/status/2078399740166950912/photo/1"},
+					{"type":"media","start":88,"end":111,"display":"pic.x.com/Ab12Cd34Ef","original":"https://t.co/Ab12Cd34Ef",
+						"replacement":"https://x.com/archivist_demo/status/2078399740166950912/photo/1"}],
+				"media":[{"kind":"photo"},{"kind":"photo"}]}`,
 		},
 		"2079251421658238976": {
 			fixture:   "status-video.json",
@@ -141,7 +149,11 @@ func TestFetchFixtures(t *testing.T) {
 			postData: `{"id":"2079251421658238976","url":"https://x.com/archivist_demo/status/2079251421658238976",
 				"text":"Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier.",
 				"created_at":"2026-07-20T17:05:44Z","lang":"en","likes":903,"reposts":64,"replies":12,"views":48213,
-				"sensitive":false,"source":"Twitter for Android"}`,
+				"sensitive":false,"source":"Twitter for Android","quotes":5,"bookmarks":41,
+				"raw_text":"Timelapse of the tide coming in: 40 minutes in 15 seconds. Shot from the north pier. https://t.co/Vd56Ef78Gh",
+				"display_range":[0,84],"facets":[{"type":"media","start":85,"end":108,"display":"pic.x.com/Vd56Ef78Gh",
+					"original":"https://t.co/Vd56Ef78Gh","replacement":"https://x.com/archivist_demo/status/2079251421658238976/video/1"}],
+				"media":[{"kind":"video","codec":"h264","bitrate":10368000,"browser_plays":true}]}`,
 		},
 		"2079906847374594048": {
 			fixture:   "status-quote.json",
@@ -176,7 +188,8 @@ func TestFetchFixtures(t *testing.T) {
 			postData: `{"id":"2079906847374594048","url":"https://x.com/archivist_demo/status/2079906847374594048",
 				"text":"Worth reading in full. Archived a copy (raw JSON + media) just in case.",
 				"created_at":"2026-07-22T12:30:09Z","lang":"en","likes":22,"reposts":3,"replies":1,"views":1877,
-				"sensitive":false,"source":"Twitter Web App","quote_id":"2079645815421145088"}`,
+				"sensitive":false,"source":"Twitter Web App","quote_id":"2079645815421145088","quotes":0,"bookmarks":2,
+				"raw_text":"Worth reading in full. Archived a copy (raw JSON + media) just in case.","display_range":[0,71]}`,
 		},
 		"2080424850067443712": {
 			fixture:   "status-sensitive-gif.json",
@@ -199,7 +212,13 @@ func TestFetchFixtures(t *testing.T) {
 			postData: `{"id":"2080424850067443712","url":"https://x.com/archivist_demo/status/2080424850067443712",
 				"text":"Night shift at the dry dock. Flashing lights warning.",
 				"created_at":"2026-07-23T22:48:31Z","lang":"en","likes":61,"reposts":5,"replies":7,"views":9120,
-				"sensitive":true,"source":"Twitter for iPhone"}`,
+				"sensitive":true,"source":"Twitter for iPhone","quotes":2,"bookmarks":3,
+				"raw_text":"Night shift at the dry dock. Flashing lights warning. https://t.co/Gf01Hi23Jk","display_range":[0,53],
+				"facets":[{"type":"media","start":54,"end":77,"display":"pic.x.com/Gf01Hi23Jk",
+					"original":"https://t.co/Gf01Hi23Jk","replacement":"https://x.com/archivist_demo/status/2080424850067443712/photo/1"}],
+				"media":[{"kind":"gif","codec":"h264","browser_plays":true}],
+				"community_note":{"text":"The clip is from a 2019 safety drill at a different yard, not a recent incident. https://t.co/Zx98Yw76Vu",
+					"facets":[{"type":"url","start":81,"end":104,"display":"https://t.co/Zx98Yw76Vu","replacement":"https://news.example.com/2019/yard-safety-drill"}]}}`,
 		},
 	}
 
@@ -263,13 +282,18 @@ func TestFetchFixtures(t *testing.T) {
 	require.JSONEq(t, `{"id":"2079645815421145088","url":"https://x.com/harbor_notes_demo/status/2079645815421145088",
 		"text":"New tide table for August is up. Spring tides on the 9th and 23rd; mind the causeway.",
 		"created_at":"2026-07-21T19:12:55Z","lang":"en","likes":1504,"reposts":220,"replies":31,"views":20311,
-		"sensitive":false,"source":"Twitter Web App"}`, kittest.EntityData(t, resp, "post:2079645815421145088"))
+		"sensitive":false,"source":"Twitter Web App","quotes":17,"bookmarks":388,
+		"raw_text":"New tide table for August is up. Spring tides on the 9th and 23rd; mind the causeway. https://t.co/Tt90Ab12Cd",
+		"display_range":[0,85],"facets":[{"type":"media","start":86,"end":109,"display":"pic.x.com/Tt90Ab12Cd",
+			"original":"https://t.co/Tt90Ab12Cd","replacement":"https://x.com/harbor_notes_demo/status/2079645815421145088/photo/1"}],
+		"media":[{"kind":"photo"}]}`, kittest.EntityData(t, resp, "post:2079645815421145088"))
 	require.JSONEq(t, `{"id":"995952779720409089","handle":"harbor_notes_demo","name":"Harbor Notes (demo)",
 		"description":"Tide tables, causeway closures and fog reports. Unofficial demo account.",
 		"avatar_url":"`+base+`/media/pbs.twimg.com/profile_images/1814309216057106432/Hn3vB8qZ.jpg",
 		"banner_url":"`+base+`/media/pbs.twimg.com/profile_banners/995952779720409089/1721400000",
 		"followers":20433,"following":118,"posts":12055,"created_at":"2018-05-14T09:03:41Z","location":"Harbour City",
-		"url":"https://x.com/harbor_notes_demo","protected":false}`, kittest.EntityData(t, resp, "profile:995952779720409089"))
+		"url":"https://x.com/harbor_notes_demo","protected":false,
+		"verified":true,"verified_type":"individual"}`, kittest.EntityData(t, resp, "profile:995952779720409089"))
 
 	// Every API request carried the adapter's User-Agent.
 	for _, r := range h.fake.Requests() {
@@ -529,5 +553,96 @@ func TestFetchKeepsPoll(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(kittest.EntityData(t, resp, "post:2078399740166950912")), &data))
 	require.JSONEq(t, `{"choices":[{"label":"Fog","votes":13,"percentage":59.1},{"label":"Sun","votes":9,"percentage":40.9}],
-		"total_votes":22,"ends_at":"2026-07-19T08:41:27Z"}`, string(data.Poll))
+		"total_votes":22,"ends_at":"2026-07-19T08:41:27Z","ended":true}`, string(data.Poll))
+}
+
+// What FxTwitter's OpenAPI document describes beyond text and media, in
+// its shapes (no real sample has them): a link card with its image, a
+// long-form article with its cover, an embedded YouTube video and a live
+// broadcast (links, not downloaded), a repost, a reply with the parent's
+// display name, and a video whose only MP4 is HEVC.
+func TestFetchKeepsCardsArticlesAndLinks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(h.fake.Raw("status-photos.json"), &doc))
+	st := doc["status"].(map[string]any)
+	st["card"] = map[string]any{"url": "https://tides.example.org/august", "title": "August tide tables",
+		"description": "Every port, every day.", "domain": "tides.example.org", "card_name": "summary_large_image",
+		"image": map[string]any{"url": "https://pbs.twimg.com/card_img/1/abc?format=jpg&name=orig", "width": 1200, "height": 628, "alt": "A tide chart"}}
+	st["article"] = map[string]any{"id": "1850000000000000001", "title": "Reading a tide table", "preview_text": "High water is not",
+		"created_at": "2026-07-01T10:00:00.000Z", "modified_at": "2026-07-02T11:30:00.000Z",
+		"cover_media": map[string]any{"id": "c1", "media_key": "3_1", "media_id": "1",
+			"media_info": map[string]any{"__typename": "ApiImage", "original_img_url": "https://pbs.twimg.com/media/Cover1.jpg",
+				"original_img_width": 1600, "original_img_height": 900, "color_info": map[string]any{"palette": []any{}}}},
+		"content":        map[string]any{"blocks": []any{map[string]any{"text": "High water is not the same every day.", "type": "unstyled"}, map[string]any{"text": "  ", "type": "unstyled"}, map[string]any{"text": "Spring tides come with the new moon.", "type": "unstyled"}}},
+		"media_entities": []any{}}
+	media := st["media"].(map[string]any)
+	media["external"] = map[string]any{"type": "video", "url": "https://www.youtube.com/embed/dQw4w9WgXcQ", "thumbnail_url": "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg", "width": 1280, "height": 720}
+	media["broadcast"] = map[string]any{"url": "https://x.com/i/broadcasts/1OdKrBnaEPXKX", "title": "Live from the pier", "state": "ENDED",
+		"broadcast_id": "1OdKrBnaEPXKX", "broadcaster": map[string]any{"username": "archivist_demo", "display_name": "Archivist Demo", "id": "1"},
+		"thumbnail": map[string]any{"original": map[string]any{"url": "https://pbs.twimg.com/broadcast_thumb/1.jpg"}}}
+	hevc := map[string]any{"type": "video", "id": "2078399587459792999", "url": "https://video.twimg.com/amplify_video/9/vid/hevc/1080x1920/h.mp4",
+		"width": 1080, "height": 1920, "duration": 3.5, "thumbnail_url": "https://pbs.twimg.com/amplify_video_thumb/9/img/t.jpg",
+		"formats": []any{map[string]any{"url": "https://video.twimg.com/amplify_video/9/pl/p.m3u8", "container": "m3u8"},
+			map[string]any{"url": "https://video.twimg.com/amplify_video/9/vid/hevc/1080x1920/h.mp4", "container": "mp4", "codec": "hevc", "bitrate": 4000000}}}
+	media["all"] = append(media["all"].([]any), hevc)
+	media["videos"] = []any{hevc}
+	st["reposted_by"] = map[string]any{"id": "783214", "name": "X", "screen_name": "X", "url": "https://x.com/X"}
+	st["replying_to"] = map[string]any{"screen_name": "harbor_notes_demo", "status": "2079645815421145088", "display_name": "Harbor Notes (demo)"}
+	delete(st, "created_timestamp") // then created_at says when
+	body, err := json.Marshal(doc)
+	require.NoError(t, err)
+	h.fake.SetOverride("/2/status/2078399740166950912", http.StatusOK, "application/json", body)
+
+	resp := h.fetchPost(t, "2078399740166950912")
+	require.Nil(t, resp.GetError(), resp.GetError().GetMessage())
+	kittest.CheckGraph(t, h.schemas, resp)
+	var data struct {
+		Card, Article, External, Broadcast, Media json.RawMessage
+		RepostedBy                                json.RawMessage `json:"reposted_by"`
+		ReplyToName                               string          `json:"reply_to_name"`
+		ReplyToID                                 string          `json:"reply_to_id"`
+		ReplyToHandle                             string          `json:"reply_to_handle"`
+		CreatedAt                                 string          `json:"created_at"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(kittest.EntityData(t, resp, "post:2078399740166950912")), &data))
+	require.JSONEq(t, `{"url":"https://tides.example.org/august","title":"August tide tables","description":"Every port, every day.",
+		"domain":"tides.example.org","card_name":"summary_large_image","image_url":"https://pbs.twimg.com/card_img/1/abc?format=jpg&name=orig","image_alt":"A tide chart"}`, string(data.Card))
+	require.JSONEq(t, `{"id":"1850000000000000001","title":"Reading a tide table","preview_text":"High water is not",
+		"text":"High water is not the same every day.\n\nSpring tides come with the new moon.",
+		"created_at":"2026-07-01T10:00:00Z","modified_at":"2026-07-02T11:30:00Z","cover_url":"https://pbs.twimg.com/media/Cover1.jpg"}`, string(data.Article))
+	require.JSONEq(t, `{"url":"https://www.youtube.com/embed/dQw4w9WgXcQ","kind":"video","thumbnail_url":"https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg","width":1280,"height":720}`, string(data.External))
+	require.JSONEq(t, `{"url":"https://x.com/i/broadcasts/1OdKrBnaEPXKX","id":"1OdKrBnaEPXKX","title":"Live from the pier","state":"ENDED",
+		"broadcaster_handle":"archivist_demo","broadcaster_name":"Archivist Demo","thumbnail_url":"https://pbs.twimg.com/broadcast_thumb/1.jpg"}`, string(data.Broadcast))
+	require.JSONEq(t, `{"id":"783214","handle":"X","name":"X","url":"https://x.com/X"}`, string(data.RepostedBy))
+	require.Equal(t, "Harbor Notes (demo)", data.ReplyToName)
+	require.Equal(t, "2079645815421145088", data.ReplyToID)
+	require.Equal(t, "harbor_notes_demo", data.ReplyToHandle)
+	require.Equal(t, "2026-07-18T08:41:27Z", data.CreatedAt, "from created_at: Sat Jul 18 08:41:27 +0000 2026")
+	require.JSONEq(t, `[{"kind":"photo"},{"kind":"photo"},
+		{"kind":"video","codec":"hevc","bitrate":4000000,"browser_plays":false}]`, string(data.Media))
+
+	// The card image and the article cover are downloaded as resources of
+	// the post; the YouTube video, its thumbnail and the broadcast are not.
+	var got []string
+	for _, m := range resp.GetMedia() {
+		got = append(got, m.GetPurpose()+" "+m.GetUrl())
+		require.NotContains(t, m.GetUrl(), "youtube.com")
+		require.NotContains(t, m.GetUrl(), "ytimg.com")
+		require.NotContains(t, m.GetUrl(), "broadcast")
+	}
+	require.Contains(t, got, "card https://pbs.twimg.com/card_img/1/abc?format=jpg&name=orig")
+	require.Contains(t, got, "article_cover https://pbs.twimg.com/media/Cover1.jpg")
+	require.Contains(t, got, " https://video.twimg.com/amplify_video/9/vid/hevc/1080x1920/h.mp4", "the HEVC-only video is kept")
+	post := resp.GetGraph().GetEntities()[0]
+	var purposes []string
+	for _, i := range post.GetResourceIndexes() {
+		purposes = append(purposes, resp.GetMedia()[i].GetPurpose())
+	}
+	require.Equal(t, []string{"", "", "", "poster", "card", "article_cover"}, purposes)
+
+	// The article is the post's text: its title and paragraphs after the post's own words.
+	require.Equal(t, "Two frames from this morning's walk: fog over the harbour & the old crane. #harbour\n\nReading a tide table\n\nHigh water is not the same every day.\n\nSpring tides come with the new moon.",
+		resp.GetDisplay().GetText())
 }

@@ -21,27 +21,122 @@ type fxStatusResponse struct {
 }
 
 // fxStatus is one post. A deleted or withheld post comes back as
-// type "tombstone" with a reason.
+// type "tombstone" with a reason and a message (as a quote, a thread
+// member, or the answer itself).
 type fxStatus struct {
-	Type              string        `json:"type"`
-	ID                string        `json:"id"`
-	URL               string        `json:"url"`
-	Text              string        `json:"text"`
-	Author            *fxUser       `json:"author"`
-	Replies           *int64        `json:"replies"`
-	Reposts           *int64        `json:"reposts"`
-	Likes             *int64        `json:"likes"`
-	Views             *int64        `json:"views"`
-	CreatedAt         string        `json:"created_at"`
-	CreatedTimestamp  int64         `json:"created_timestamp"`
-	PossiblySensitive bool          `json:"possibly_sensitive"`
-	Lang              *string       `json:"lang"`
-	Source            *string       `json:"source"`
-	ReplyingTo        *fxReplyingTo `json:"replying_to"`
-	Media             *fxMediaSet   `json:"media"`
-	Quote             *fxStatus     `json:"quote"`
-	Poll              *fxPoll       `json:"poll"`
-	Reason            string        `json:"reason"`
+	Type              string           `json:"type"`
+	ID                string           `json:"id"`
+	URL               string           `json:"url"`
+	Text              string           `json:"text"`
+	RawText           *fxRawText       `json:"raw_text"`
+	Author            *fxUser          `json:"author"`
+	Replies           *int64           `json:"replies"`
+	Reposts           *int64           `json:"reposts"`
+	Likes             *int64           `json:"likes"`
+	Quotes            *int64           `json:"quotes"`
+	Bookmarks         *int64           `json:"bookmarks"`
+	Views             *int64           `json:"views"`
+	CreatedAt         string           `json:"created_at"`
+	CreatedTimestamp  int64            `json:"created_timestamp"`
+	PossiblySensitive bool             `json:"possibly_sensitive"`
+	Lang              *string          `json:"lang"`
+	Source            *string          `json:"source"`
+	IsNoteTweet       bool             `json:"is_note_tweet"`
+	ReplyingTo        *fxReplyingTo    `json:"replying_to"`
+	RepostedBy        *fxRepostedBy    `json:"reposted_by"`
+	Media             *fxMediaSet      `json:"media"`
+	Quote             *fxStatus        `json:"quote"`
+	Poll              *fxPoll          `json:"poll"`
+	Community         *fxCommunity     `json:"community"`
+	CommunityNote     *fxCommunityNote `json:"community_note"`
+	Card              *fxCard          `json:"card"`
+	Article           *fxArticle       `json:"article"`
+	Reason            string           `json:"reason"`
+	Message           string           `json:"message"`
+}
+
+// fxRawText is the post text before FxTwitter expanded it, with facets
+// (links, mentions, hashtags, media) at code-point offsets into Text.
+type fxRawText struct {
+	Text             string    `json:"text"`
+	DisplayTextRange []int     `json:"display_text_range"`
+	Facets           []fxFacet `json:"facets"`
+}
+
+// fxFacet is one marked range of a text.
+type fxFacet struct {
+	Type        string `json:"type"`
+	Indices     []int  `json:"indices"`
+	Original    string `json:"original"`
+	Replacement string `json:"replacement"`
+	Display     string `json:"display"`
+	ID          string `json:"id"`
+}
+
+// fxRepostedBy is the account whose repost FxTwitter answered with.
+type fxRepostedBy struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	ScreenName string `json:"screen_name"`
+	URL        string `json:"url"`
+}
+
+// fxCommunity is the X community a post was posted in.
+type fxCommunity struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	CreatedAt   string  `json:"created_at"`
+	IsNSFW      bool    `json:"is_nsfw"`
+	Topic       *string `json:"topic"`
+	JoinPolicy  string  `json:"join_policy"`
+	Admin       *fxUser `json:"admin"`
+	Creator     *fxUser `json:"creator"`
+}
+
+// fxCommunityNote is the community note shown under a post.
+type fxCommunityNote struct {
+	Text   string    `json:"text"`
+	Facets []fxFacet `json:"facets"`
+}
+
+// fxCard is a link card (summary, summary_large_image, player, ...).
+type fxCard struct {
+	URL         string `json:"url"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Domain      string `json:"domain"`
+	CardName    string `json:"card_name"`
+	Image       *struct {
+		URL    string `json:"url"`
+		Width  int    `json:"width"`
+		Height int    `json:"height"`
+		Alt    string `json:"alt"`
+	} `json:"image"`
+}
+
+// fxArticle is a long-form X article attached to a post: its text is in
+// content.blocks (Draft.js blocks), its cover in cover_media.
+type fxArticle struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	PreviewText string `json:"preview_text"`
+	CreatedAt   string `json:"created_at"`
+	ModifiedAt  string `json:"modified_at"`
+	CoverMedia  *struct {
+		MediaInfo *struct {
+			OriginalImgURL    string `json:"original_img_url"`
+			OriginalImgWidth  int    `json:"original_img_width"`
+			OriginalImgHeight int    `json:"original_img_height"`
+			MediaURLHTTPS     string `json:"media_url_https"`
+		} `json:"media_info"`
+	} `json:"cover_media"`
+	Content *struct {
+		Blocks []struct {
+			Text string `json:"text"`
+			Type string `json:"type"`
+		} `json:"blocks"`
+	} `json:"content"`
 }
 
 // fxPoll is a post's poll with its results so far.
@@ -53,21 +148,55 @@ type fxPoll struct {
 	} `json:"choices"`
 	TotalVotes *int64 `json:"total_votes"`
 	EndsAt     string `json:"ends_at"`
+	TimeLeftEn string `json:"time_left_en"`
 }
 
 // fxReplyingTo names the post a reply answers; older API versions call the
 // id "post", newer ones "status".
 type fxReplyingTo struct {
-	ScreenName string `json:"screen_name"`
-	Status     string `json:"status"`
-	Post       string `json:"post"`
+	ScreenName  string `json:"screen_name"`
+	Status      string `json:"status"`
+	Post        string `json:"post"`
+	DisplayName string `json:"display_name"`
 }
 
 // fxMediaSet lists a post's media; All keeps the order the post shows.
+// External is an embedded player of another site (YouTube), Broadcast a
+// live broadcast (Periscope): both are kept as links, never downloaded.
 type fxMediaSet struct {
-	All    []fxMedia `json:"all"`
-	Photos []fxMedia `json:"photos"`
-	Videos []fxMedia `json:"videos"`
+	All       []fxMedia    `json:"all"`
+	Photos    []fxMedia    `json:"photos"`
+	Videos    []fxMedia    `json:"videos"`
+	External  *fxExternal  `json:"external"`
+	Broadcast *fxBroadcast `json:"broadcast"`
+}
+
+// fxExternal is an embedded video of another site.
+type fxExternal struct {
+	Type         string `json:"type"`
+	URL          string `json:"url"`
+	ThumbnailURL string `json:"thumbnail_url"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+}
+
+// fxBroadcast is a live broadcast attached to a post.
+type fxBroadcast struct {
+	URL         string `json:"url"`
+	Title       string `json:"title"`
+	State       string `json:"state"`
+	BroadcastID string `json:"broadcast_id"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	Broadcaster *struct {
+		Username    string `json:"username"`
+		DisplayName string `json:"display_name"`
+	} `json:"broadcaster"`
+	Thumbnail *struct {
+		Original *struct {
+			URL string `json:"url"`
+		} `json:"original"`
+	} `json:"thumbnail"`
 }
 
 // fxMedia is a photo, video or gif. Videos list their renditions in
@@ -85,11 +214,15 @@ type fxMedia struct {
 	ThumbnailURL string          `json:"thumbnail_url"`
 	Formats      []fxVideoFormat `json:"formats"`
 	Variants     []fxVariant     `json:"variants"`
+	// Publisher is the account that first posted a video this post
+	// shows again.
+	Publisher *fxUser `json:"publisher"`
 }
 
 type fxVideoFormat struct {
 	URL       string `json:"url"`
 	Container string `json:"container"`
+	Codec     string `json:"codec"`
 	Bitrate   int64  `json:"bitrate"`
 	Width     int    `json:"width"`
 	Height    int    `json:"height"`
@@ -116,6 +249,14 @@ type fxUser struct {
 	Joined      string     `json:"joined"`
 	Protected   bool       `json:"protected"`
 	Website     *fxWebsite `json:"website"`
+	MediaCount  *int64     `json:"media_count"`
+	Likes       *int64     `json:"likes"`
+	// Verification is the account's check mark: verified, and of which
+	// kind (individual, organization, government).
+	Verification *struct {
+		Verified bool    `json:"verified"`
+		Type     *string `json:"type"`
+	} `json:"verification"`
 }
 
 type fxWebsite struct {

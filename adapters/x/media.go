@@ -22,18 +22,16 @@ const (
 	// resources of the post that shows the videos, one per video in the
 	// order of the post's videos, or none at all (see posterMedia).
 	purposePoster = "poster"
+	// purposeCard is a link card's image, purposeArticleCover an
+	// article's cover: resources of the post that shows them.
+	purposeCard         = "card"
+	purposeArticleCover = "article_cover"
 )
 
 // statusMedia returns a post's media in the order the post shows them, each
 // with the given purpose and the post's sensitive flag.
 func statusMedia(st *fxStatus, purpose string) []*adapterv1.Media {
-	if st.Media == nil {
-		return nil
-	}
-	items := st.Media.All
-	if len(items) == 0 {
-		items = append(append([]fxMedia(nil), st.Media.Photos...), st.Media.Videos...)
-	}
+	items := displayItems(st)
 	out := make([]*adapterv1.Media, 0, len(items))
 	for _, m := range items {
 		var md *adapterv1.Media
@@ -42,16 +40,60 @@ func statusMedia(st *fxStatus, purpose string) []*adapterv1.Media {
 			md = photoMedia(m)
 		case "video":
 			md = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:")
-		case "gif":
+		default: // "gif", as displayItems keeps no other kind
 			md = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_GIF, "x:gif:")
-		default:
-			// Kinds FxTwitter may add later (mosaics live outside "all")
-			// are skipped rather than guessed at.
-			continue
 		}
 		md.Sensitive = st.PossiblySensitive
 		md.Purpose = purpose
 		out = append(out, md)
+	}
+	return out
+}
+
+// displayItems are the photos, videos and gifs a post shows, in order:
+// media.all, or the photos then the videos when all is missing. Kinds
+// FxTwitter may add later (mosaics live outside "all") are left out
+// rather than guessed at.
+func displayItems(st *fxStatus) []fxMedia {
+	if st.Media == nil {
+		return nil
+	}
+	items := st.Media.All
+	if len(items) == 0 {
+		items = append(append([]fxMedia(nil), st.Media.Photos...), st.Media.Videos...)
+	}
+	var out []fxMedia
+	for _, m := range items {
+		switch m.Type {
+		case "photo", "video", "gif":
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// linkImages are the card's image (purpose "card") and the article's
+// cover (purpose "article_cover") of a post, as resources of the post.
+func linkImages(st *fxStatus) []*adapterv1.Media {
+	var out []*adapterv1.Media
+	add := func(raw, purpose, alt string, w, h int) {
+		u, ok := httpURL(raw)
+		if !ok {
+			return
+		}
+		out = append(out, &adapterv1.Media{Url: u.String(), Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: imageMime(u),
+			Width: dim(w), Height: dim(h), Alt: alt, Sensitive: st.PossiblySensitive, Purpose: purpose})
+	}
+	if c := cardOf(st.Card); c != nil && c.ImageURL != "" {
+		w, h := 0, 0
+		if st.Card.Image != nil {
+			w, h = st.Card.Image.Width, st.Card.Image.Height
+		}
+		add(c.ImageURL, purposeCard, c.ImageAlt, w, h)
+	}
+	if a := articleOf(st.Article); a != nil && a.CoverURL != "" {
+		mi := st.Article.CoverMedia.MediaInfo
+		add(a.CoverURL, purposeArticleCover, "", mi.OriginalImgWidth, mi.OriginalImgHeight)
 	}
 	return out
 }
@@ -61,15 +103,8 @@ func statusMedia(st *fxStatus, purpose string) []*adapterv1.Media {
 // appear. It returns posters for every available video or for none, so a
 // reader can pair the n-th poster with the n-th video.
 func posterMedia(st *fxStatus) []*adapterv1.Media {
-	if st.Media == nil {
-		return nil
-	}
-	items := st.Media.All
-	if len(items) == 0 {
-		items = append(append([]fxMedia(nil), st.Media.Photos...), st.Media.Videos...)
-	}
 	var out []*adapterv1.Media
-	for _, m := range items {
+	for _, m := range displayItems(st) {
 		if m.Type != "video" && m.Type != "gif" {
 			continue
 		}
@@ -127,11 +162,27 @@ type videoCandidate struct {
 	url           string
 	bitrate       int64
 	width, height int
+	// codec is the rendition's codec as FxTwitter names it (h264, hevc,
+	// av1, vp9), read from the twimg path when the answer does not say;
+	// "" when neither says (the legacy shapes only served H.264).
+	codec string
 }
 
-// videoMedia picks the highest-bitrate MP4 rendition (never the HLS
-// playlist); its size comes from the rendition's path (/vid/.../WxH/), else
-// from the video.
+// Codecs of video renditions.
+const (
+	codecH264 = "h264"
+	codecHEVC = "hevc"
+	codecAV1  = "av1"
+	codecVP9  = "vp9"
+)
+
+// browserPlays reports whether every browser plays an MP4 of codec:
+// H.264 does; HEVC, AV1 and VP9 in MP4 only some.
+func browserPlays(codec string) bool { return codec == codecH264 || codec == "" }
+
+// videoMedia picks the best MP4 rendition (bestMP4; never the HLS
+// playlist); its size comes from the rendition's path (/vid/.../WxH/),
+// else from the rendition, else from the video.
 func videoMedia(m fxMedia, kind adapterv1.MediaKind, keyPrefix string) *adapterv1.Media {
 	md := &adapterv1.Media{
 		Kind:       kind,
@@ -147,36 +198,39 @@ func videoMedia(m fxMedia, kind adapterv1.MediaKind, keyPrefix string) *adapterv
 		return md
 	}
 	md.Url = best.url
-	if w, h, ok := pathDims(best.url); ok {
+	if w, h, ok := candidateDims(best); ok {
 		md.Width, md.Height = w, h
-	} else if best.width > 0 && best.height > 0 {
-		md.Width, md.Height = dim(best.width), dim(best.height)
 	}
 	if m.ID != "" {
 		md.CacheKey = keyPrefix + m.ID + ":" + strconv.Itoa(int(md.Width)) + "x" + strconv.Itoa(int(md.Height))
+		if !browserPlays(best.codec) {
+			md.CacheKey += ":" + best.codec
+		}
 	} else if u, ok := httpURL(best.url); ok {
 		md.CacheKey = keyPrefix + u.EscapedPath()
 	}
 	return md
 }
 
-// bestMP4 returns the MP4 rendition with the highest bitrate, larger size
-// breaking ties. A video without renditions falls back to its own URL when
-// that is an MP4.
+// bestMP4 chooses the rendition to keep: among the MP4s every browser
+// plays (H.264), the highest resolution, then the highest bitrate. Only
+// when a video has no such MP4 is the best HEVC, AV1 or VP9 one chosen,
+// and its codec says so (the post's media record keeps it). A video
+// without renditions falls back to its own URL when that is an MP4.
 func bestMP4(m fxMedia) (videoCandidate, bool) {
 	var cands []videoCandidate
 	for _, f := range m.Formats {
 		if f.Container == "mp4" || (f.Container == "" && isMP4Path(f.URL)) {
-			cands = append(cands, videoCandidate{url: f.URL, bitrate: f.Bitrate, width: f.Width, height: f.Height})
+			cands = append(cands, videoCandidate{url: f.URL, bitrate: f.Bitrate, width: f.Width, height: f.Height, codec: codecOf(f.Codec, f.URL)})
 		}
 	}
 	for _, v := range m.Variants {
 		if strings.EqualFold(v.ContentType, "video/mp4") {
-			cands = append(cands, videoCandidate{url: v.URL, bitrate: v.Bitrate})
+			cands = append(cands, videoCandidate{url: v.URL, bitrate: v.Bitrate, codec: codecOf("", v.URL)})
 		}
 	}
 	if len(cands) == 0 && (isMP4Path(m.URL) || m.Format == "video/mp4") {
-		cands = append(cands, videoCandidate{url: m.URL, width: m.Width, height: m.Height})
+		cands = append(cands, videoCandidate{url: m.URL, width: m.Width, height: m.Height, codec: codecOf("", m.URL)})
 	}
 	var best videoCandidate
 	found := false
@@ -184,11 +238,70 @@ func bestMP4(m fxMedia) (videoCandidate, bool) {
 		if _, ok := httpURL(c.url); !ok || isHLSPath(c.url) {
 			continue
 		}
-		if !found || c.bitrate > best.bitrate || (c.bitrate == best.bitrate && area(c) > area(best)) {
+		if !found || better(c, best) {
 			best, found = c, true
 		}
 	}
 	return best, found
+}
+
+// better orders renditions: one a browser plays first, then the larger,
+// then the higher bitrate.
+func better(c, than videoCandidate) bool {
+	if pc, pt := browserPlays(c.codec), browserPlays(than.codec); pc != pt {
+		return pc
+	}
+	if ac, at := area(c), area(than); ac != at {
+		return ac > at
+	}
+	return c.bitrate > than.bitrate
+}
+
+// codecOf is the codec FxTwitter names, else the one the twimg path names
+// (/vid/avc1/, /vid/hevc/, /vid/av01/), else "".
+func codecOf(named, raw string) string {
+	switch strings.ToLower(named) {
+	case "h264", "avc", "avc1":
+		return codecH264
+	case "hevc", "h265", "hvc1", "hev1":
+		return codecHEVC
+	case "av1", "av01":
+		return codecAV1
+	case "vp9", "vp09":
+		return codecVP9
+	}
+	u, ok := httpURL(raw)
+	if !ok {
+		return ""
+	}
+	segs := strings.Split(u.Path, "/")
+	for i, s := range segs {
+		if s == "vid" && i+1 < len(segs) {
+			switch strings.ToLower(segs[i+1]) {
+			case "avc1":
+				return codecH264
+			case "hevc", "hvc1", "hev1":
+				return codecHEVC
+			case "av01", "av1":
+				return codecAV1
+			case "vp09", "vp9":
+				return codecVP9
+			}
+		}
+	}
+	return ""
+}
+
+// candidateDims is a rendition's size: from its path, else as FxTwitter
+// gave it.
+func candidateDims(c videoCandidate) (uint32, uint32, bool) {
+	if w, h, ok := pathDims(c.url); ok {
+		return w, h, true
+	}
+	if c.width > 0 && c.height > 0 {
+		return dim(c.width), dim(c.height), true
+	}
+	return 0, 0, false
 }
 
 func area(c videoCandidate) int64 {

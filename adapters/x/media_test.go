@@ -70,6 +70,13 @@ func TestBestMP4(t *testing.T) {
 	v = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_GIF, "x:gif:")
 	require.Equal(t, "https://video.twimg.com/tweet_video/G.mp4", v.GetUrl())
 	require.Equal(t, "x:gif:/tweet_video/G.mp4", v.GetCacheKey(), "no media id: the path")
+
+	// No renditions and no .mp4 in the path: the format says it is one.
+	m = fxMedia{Type: "video", URL: "https://video.twimg.com/amplify_video/5/vid/clip", Format: "video/mp4", Width: 640, Height: 360}
+	v = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:")
+	require.Equal(t, "https://video.twimg.com/amplify_video/5/vid/clip", v.GetUrl())
+	m.Format = ""
+	require.Empty(t, videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:").GetUrl())
 }
 
 func TestStatusMediaFallsBackToPhotosThenVideos(t *testing.T) {
@@ -159,4 +166,50 @@ func TestPosterMedia(t *testing.T) {
 	// One shown video without a thumbnail: no posters at all.
 	st.Media.All = append(st.Media.All, mp4("5", ""))
 	require.Nil(t, posterMedia(st))
+}
+
+// Videos: the highest resolution among H.264 MP4s, then the bitrate; an
+// HEVC or AV1 rendition only when there is no H.264 one, and then its
+// codec says so.
+func TestBestMP4ByCodecThenResolution(t *testing.T) {
+	t.Parallel()
+	const base = "https://video.twimg.com/amplify_video/7/vid/"
+	m := fxMedia{ID: "7", Type: "video", Formats: []fxVideoFormat{
+		{URL: base + "avc1/1280x720/a.mp4", Container: "mp4", Codec: "h264", Bitrate: 9_000_000},
+		{URL: base + "avc1/1920x1080/b.mp4", Container: "mp4", Codec: "h264", Bitrate: 5_000_000},
+		{URL: base + "avc1/1920x1080/c.mp4", Container: "mp4", Codec: "h264", Bitrate: 6_000_000},
+		{URL: base + "hevc/3840x2160/d.mp4", Container: "mp4", Codec: "hevc", Bitrate: 20_000_000},
+		{URL: base + "av01/3840x2160/e.mp4", Container: "mp4", Codec: "av1", Bitrate: 15_000_000},
+		{URL: base + "vp09/1920x1080/f.webm", Container: "webm", Codec: "vp9", Bitrate: 30_000_000},
+	}}
+	best, ok := bestMP4(m)
+	require.True(t, ok)
+	require.Equal(t, base+"avc1/1920x1080/c.mp4", best.url, "1080p beats a higher-bitrate 720p; HEVC and AV1 lose to any H.264")
+	require.Equal(t, codecH264, best.codec)
+	v := videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:")
+	require.Equal(t, "x:video:7:1920x1080", v.GetCacheKey())
+
+	// HEVC and AV1 only: the largest is kept, marked with its codec.
+	m.Formats = m.Formats[3:]
+	best, ok = bestMP4(m)
+	require.True(t, ok)
+	require.Equal(t, base+"hevc/3840x2160/d.mp4", best.url, "same size: the higher bitrate")
+	require.Equal(t, codecHEVC, best.codec)
+	require.False(t, browserPlays(best.codec))
+	v = videoMedia(m, adapterv1.MediaKind_MEDIA_KIND_VIDEO, "x:video:")
+	require.Equal(t, base+"hevc/3840x2160/d.mp4", v.GetUrl())
+	require.Empty(t, v.GetUnavailableReason(), "kept, not refused")
+	require.Equal(t, "x:video:7:3840x2160:hevc", v.GetCacheKey(), "never shares a cache entry with an H.264 rendition")
+	st := &fxStatus{ID: "1", Media: &fxMediaSet{All: []fxMedia{m}}}
+	recs := mediaRecords(st)
+	require.Len(t, recs, 1)
+	require.Equal(t, "hevc", recs[0].Codec)
+	require.False(t, *recs[0].BrowserPlays)
+
+	// The codec from the path when the answer does not name it (the
+	// legacy variants shape).
+	require.Equal(t, codecHEVC, codecOf("", "https://video.twimg.com/x/vid/hvc1/720x1280/a.mp4"))
+	require.Equal(t, codecH264, codecOf("", "https://video.twimg.com/x/vid/avc1/720x1280/a.mp4"))
+	require.Equal(t, codecAV1, codecOf("AV1", ""))
+	require.Empty(t, codecOf("", "https://video.twimg.com/tweet_video/G.mp4"))
 }

@@ -2,6 +2,7 @@ package x
 
 import (
 	"context"
+	"time"
 
 	"github.com/monitorhq/monitor/adapters/kit"
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
@@ -33,7 +34,7 @@ func (a *Adapter) fetchThread(ctx context.Context, id string) *adapterv1.FetchRe
 	if e != nil {
 		return &adapterv1.FetchResponse{Error: e}
 	}
-	out, err := buildPost(st)
+	out, err := buildPost(st, time.Now())
 	if err != nil {
 		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the post: "+err.Error())
 	}

@@ -2,7 +2,10 @@ package web
 
 import (
 	"encoding/json"
+	"html"
 	"html/template"
+	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -85,8 +88,11 @@ type Entity struct {
 	Edited    bool
 	Signature string
 	Verified  bool
-	Location  string
-	Website   string
+	// VerifiedKind is an X check mark's kind: individual, organization
+	// (gold) or government (grey); "" when not said.
+	VerifiedKind string
+	Location     string
+	Website      string
 	// Media are the shown media in their stored order (an album's order).
 	Media []Media
 	// AlbumIncomplete: t.me did not show every member of the album.
@@ -95,9 +101,21 @@ type Entity struct {
 	ReplyTo         *Ref
 	ForwardedFrom   *Ref
 	Community       *Ref
-	Quoted          *Entity
-	Poll            *Poll
-	Card            *Card
+	// RepostedBy is the account whose repost the capture came through.
+	RepostedBy *Ref
+	Quoted     *Entity
+	// QuoteGone is a quoted post the upstream could not give, and why.
+	QuoteGone *Gone
+	Poll      *Poll
+	Card      *Card
+	// Note is the community note shown with the post.
+	Note template.HTML
+	// Article is a long-form article the post carries.
+	Article *Article
+	// External is another site's embedded video, kept as a link.
+	External *Card
+	// Broadcast is a live broadcast, marked and not downloaded.
+	Broadcast *Broadcast
 	// Posts are a profile's posts that the graph holds.
 	Posts []*Entity
 }
@@ -130,6 +148,35 @@ type Poll struct {
 	// Votes is the number of votes (0: the upstream did not say).
 	Votes   int64
 	Options []PollOption
+	// Ended: voting was over when the post was captured; EndsAt is when
+	// it ends or ended (zero: not said).
+	Ended  bool
+	EndsAt time.Time
+}
+
+// Gone is a post that was not there to archive: its reason as a catalog
+// key (item.gone.deleted, …), the upstream's own words, and its address.
+type Gone struct {
+	Key     string
+	Message string
+	URL     string
+}
+
+// Article is a long-form article: its title, text and cover image path.
+type Article struct {
+	Title string
+	Text  template.HTML
+	Cover string
+	URL   string
+}
+
+// Broadcast is a live broadcast: a link, never a file of the archive.
+type Broadcast struct {
+	URL   string
+	Title string
+	// Live: it was still live when captured.
+	Live bool
+	Name string
 }
 
 // VoteCount is Votes with thousands separators.
@@ -139,6 +186,18 @@ func (p *Poll) VoteCount() string { return groupDigits(p.Votes) }
 type PollOption struct {
 	Text    string
 	Percent int
+	// Votes is the answer's vote count (nil: the upstream did not say).
+	Votes *int64
+	// Lead: the answer with the most votes of an ended poll.
+	Lead bool
+}
+
+// VoteCount is the answer's votes with thousands separators.
+func (o PollOption) VoteCount() string {
+	if o.Votes == nil {
+		return ""
+	}
+	return groupDigits(*o.Votes)
 }
 
 // Card is a link's preview card.
@@ -246,65 +305,114 @@ func withPosters(media []Media, posters []Resource) []Media {
 	return out
 }
 
-// xPostData is what the renderer reads of an x.post (adapters/x schema;
-// bookmarks, poll, community and card are read when an adapter gives them
-// in FxTwitter's shape).
+// xPostData is what the renderer reads of an x.post (adapters/x
+// schemas/x.post.json).
 type xPostData struct {
-	ID            string `json:"id"`
-	URL           string `json:"url"`
-	Text          string `json:"text"`
-	CreatedAt     string `json:"created_at"`
-	EditedAt      string `json:"edited_at"`
-	Likes         *int64 `json:"likes"`
-	Reposts       *int64 `json:"reposts"`
-	Replies       *int64 `json:"replies"`
-	Views         *int64 `json:"views"`
-	Bookmarks     *int64 `json:"bookmarks"`
-	Sensitive     bool   `json:"sensitive"`
-	ReplyToID     string `json:"reply_to_id"`
-	ReplyToHandle string `json:"reply_to_handle"`
-	Poll          *struct {
+	ID            string    `json:"id"`
+	URL           string    `json:"url"`
+	Text          string    `json:"text"`
+	RawText       string    `json:"raw_text"`
+	DisplayRange  []int     `json:"display_range"`
+	Facets        []xFacet  `json:"facets"`
+	CreatedAt     string    `json:"created_at"`
+	EditedAt      string    `json:"edited_at"`
+	Likes         *int64    `json:"likes"`
+	Reposts       *int64    `json:"reposts"`
+	Replies       *int64    `json:"replies"`
+	Quotes        *int64    `json:"quotes"`
+	Views         *int64    `json:"views"`
+	Bookmarks     *int64    `json:"bookmarks"`
+	Sensitive     bool      `json:"sensitive"`
+	ReplyToID     string    `json:"reply_to_id"`
+	ReplyToHandle string    `json:"reply_to_handle"`
+	ReplyToName   string    `json:"reply_to_name"`
+	RepostedBy    *xAccount `json:"reposted_by"`
+	QuoteGone     *struct {
+		URL     string `json:"url"`
+		Reason  string `json:"reason"`
+		Message string `json:"message"`
+	} `json:"quote_unavailable"`
+	Media []struct {
+		Kind         string `json:"kind"`
+		Codec        string `json:"codec"`
+		BrowserPlays *bool  `json:"browser_plays"`
+	} `json:"media"`
+	Poll *struct {
 		Choices []struct {
-			Label      string  `json:"label"`
-			Count      int64   `json:"count"`
-			Percentage float64 `json:"percentage"`
+			Label      string   `json:"label"`
+			Votes      *int64   `json:"votes"`
+			Percentage *float64 `json:"percentage"`
 		} `json:"choices"`
 		TotalVotes int64  `json:"total_votes"`
-		TimeLeft   string `json:"time_left_en"`
+		EndsAt     string `json:"ends_at"`
+		Ended      bool   `json:"ended"`
 	} `json:"poll"`
 	Community *struct {
 		Name string `json:"name"`
 		URL  string `json:"url"`
 	} `json:"community"`
+	CommunityNote *struct {
+		Text   string   `json:"text"`
+		Facets []xFacet `json:"facets"`
+	} `json:"community_note"`
 	Card *struct {
 		URL         string `json:"url"`
 		Title       string `json:"title"`
 		Description string `json:"description"`
-		Site        string `json:"site_name"`
+		Domain      string `json:"domain"`
 	} `json:"card"`
+	Article *struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+		Text  string `json:"text"`
+	} `json:"article"`
+	External *struct {
+		URL string `json:"url"`
+	} `json:"external"`
+	Broadcast *struct {
+		URL   string `json:"url"`
+		Title string `json:"title"`
+		State string `json:"state"`
+		Name  string `json:"broadcaster_name"`
+	} `json:"broadcast"`
+}
+
+type xAccount struct {
+	Handle string `json:"handle"`
+	Name   string `json:"name"`
+	URL    string `json:"url"`
 }
 
 type xProfileData struct {
-	Handle      string `json:"handle"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Followers   *int64 `json:"followers"`
-	Following   *int64 `json:"following"`
-	Posts       *int64 `json:"posts"`
-	Location    string `json:"location"`
-	URL         string `json:"url"`
-	Website     string `json:"website"`
+	Handle       string `json:"handle"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	Followers    *int64 `json:"followers"`
+	Following    *int64 `json:"following"`
+	Posts        *int64 `json:"posts"`
+	Location     string `json:"location"`
+	URL          string `json:"url"`
+	Website      string `json:"website"`
+	Verified     bool   `json:"verified"`
+	VerifiedType string `json:"verified_type"`
+}
+
+// goneKeys are the reasons FxTwitter gives for a post that is not there.
+var goneKeys = map[string]string{
+	"deleted": "item.gone.deleted", "suspended": "item.gone.suspended", "private": "item.gone.private",
+	"blocked": "item.gone.blocked", "unavailable": "item.gone.unavailable",
 }
 
 func (g *Graph) xPost(e *GraphEntity, media []Media) *Entity {
 	var d xPostData
 	_ = json.Unmarshal(e.Data, &d) // the schema checked it at capture; a field that does not fit stays empty
-	v := &Entity{Type: e.Type, Render: RenderXPost, URL: d.URL, Text: PlainHTML(d.Text), Published: parseTime(d.CreatedAt),
+	v := &Entity{Type: e.Type, Render: RenderXPost, URL: d.URL, Text: xText(d), Published: parseTime(d.CreatedAt),
 		Edited: d.EditedAt != "", Media: media}
 	if author := g.related(e.Key, "authored_by"); author != nil {
 		var p xProfileData
 		_ = json.Unmarshal(author.Data, &p)
 		v.Name, v.Handle, v.Profile, v.Avatar = p.Name, p.Handle, p.URL, author.image("avatar")
+		v.Verified, v.VerifiedKind = p.Verified, p.VerifiedType
 	}
 	if v.Name == "" && v.Handle != "" {
 		v.Name = "@" + v.Handle
@@ -312,10 +420,19 @@ func (g *Graph) xPost(e *GraphEntity, media []Media) *Entity {
 	for i := range v.Media {
 		v.Media[i].Sensitive = v.Media[i].Sensitive || d.Sensitive
 	}
-	v.Counts = counts([]string{"count.replies", "count.reposts", "count.likes", "count.views", "count.bookmarks"},
-		d.Replies, d.Reposts, d.Likes, d.Views, d.Bookmarks)
+	// The media records pair with the shown media when both list the
+	// same media; a video only some browsers play says so.
+	if len(d.Media) == len(v.Media) {
+		for i, r := range d.Media {
+			if r.BrowserPlays != nil && !*r.BrowserPlays && r.Codec != "" {
+				v.Media[i].Codec = strings.ToUpper(r.Codec)
+			}
+		}
+	}
+	v.Counts = counts([]string{"count.replies", "count.reposts", "count.quotes", "count.likes", "count.bookmarks", "count.views"},
+		d.Replies, d.Reposts, d.Quotes, d.Likes, d.Bookmarks, d.Views)
 	if d.ReplyToHandle != "" || d.ReplyToID != "" {
-		r := &Ref{Handle: d.ReplyToHandle}
+		r := &Ref{Handle: d.ReplyToHandle, Name: d.ReplyToName}
 		if d.ReplyToHandle != "" && d.ReplyToID != "" {
 			r.URL = "https://x.com/" + d.ReplyToHandle + "/status/" + d.ReplyToID
 		} else if d.ReplyToID != "" {
@@ -323,43 +440,178 @@ func (g *Graph) xPost(e *GraphEntity, media []Media) *Entity {
 		}
 		v.ReplyTo = r
 	}
+	if r := d.RepostedBy; r != nil && r.Handle != "" {
+		v.RepostedBy = &Ref{Name: r.Name, Handle: r.Handle, URL: r.URL}
+	}
 	if p := d.Poll; p != nil && len(p.Choices) > 0 {
-		poll := &Poll{Votes: p.TotalVotes, Meta: p.TimeLeft}
-		for _, c := range p.Choices {
-			pct := int(c.Percentage + 0.5)
-			if c.Percentage == 0 && p.TotalVotes > 0 {
-				pct = int((c.Count*100 + p.TotalVotes/2) / p.TotalVotes)
+		poll := &Poll{Votes: p.TotalVotes, Ended: p.Ended, EndsAt: parseTime(p.EndsAt)}
+		lead, most := -1, int64(-1)
+		for i, c := range p.Choices {
+			pct := 0
+			switch {
+			case c.Percentage != nil:
+				pct = int(*c.Percentage + 0.5)
+			case c.Votes != nil && p.TotalVotes > 0:
+				pct = int((*c.Votes*100 + p.TotalVotes/2) / p.TotalVotes)
 			}
-			poll.Options = append(poll.Options, PollOption{Text: c.Label, Percent: clampPercent(pct)})
+			if c.Votes != nil && *c.Votes > most {
+				lead, most = i, *c.Votes
+			}
+			poll.Options = append(poll.Options, PollOption{Text: c.Label, Percent: clampPercent(pct), Votes: c.Votes})
+		}
+		if p.Ended && lead >= 0 && most > 0 {
+			poll.Options[lead].Lead = true
 		}
 		v.Poll = poll
 	}
 	if c := d.Community; c != nil && c.Name != "" {
 		v.Community = &Ref{Name: c.Name, URL: c.URL}
 	}
+	if n := d.CommunityNote; n != nil && strings.TrimSpace(n.Text) != "" {
+		v.Note = facetHTML(n.Text, 0, -1, n.Facets)
+	}
 	if c := d.Card; c != nil && c.URL != "" {
-		v.Card = &Card{URL: c.URL, Title: c.Title, Description: c.Description, Site: c.Site}
+		v.Card = &Card{URL: c.URL, Title: c.Title, Description: c.Description, Site: c.Domain, Image: e.image("card")}
+	}
+	if a := d.Article; a != nil && a.Title != "" {
+		v.Article = &Article{Title: a.Title, Text: PlainHTML(a.Text), Cover: e.image("article_cover")}
+		if a.ID != "" {
+			v.Article.URL = "https://x.com/i/article/" + a.ID
+		}
+	}
+	if x := d.External; x != nil && x.URL != "" {
+		v.External = &Card{URL: x.URL, Site: hostOf(x.URL)}
+	}
+	if b := d.Broadcast; b != nil && b.URL != "" {
+		v.Broadcast = &Broadcast{URL: b.URL, Title: b.Title, Live: b.State == "LIVE", Name: b.Name}
 	}
 	if q := g.related(e.Key, "quotes"); q != nil {
 		var qm []Media
 		for i, r := range q.Resources {
 			switch r.Purpose {
-			case "avatar", "banner", "poster":
+			case "avatar", "banner", "poster", "card", "article_cover":
 				continue
 			}
 			qm = append(qm, Media{URL: r.URL, Kind: r.Kind, Mime: r.Mime, ID: "q" + strconv.Itoa(i), Sensitive: d.Sensitive})
 		}
 		v.Quoted = g.xPost(q, withPosters(qm, q.resources("poster")))
-		v.Quoted.Quoted = nil // one level: a quote's own quote is a link away
+		v.Quoted.Quoted, v.Quoted.QuoteGone = nil, nil // one level: a quote's own quote is a link away
+	} else if gq := d.QuoteGone; gq != nil {
+		key := goneKeys[gq.Reason]
+		if key == "" {
+			key = "item.gone.unavailable"
+		}
+		v.QuoteGone = &Gone{Key: key, Message: gq.Message, URL: gq.URL}
 	}
 	return v
+}
+
+// xText is a post's text with its links, mentions and hashtags as links:
+// raw_text cut to its display range with the facets applied, or the plain
+// text when the post has no raw_text.
+func xText(d xPostData) template.HTML {
+	if d.RawText == "" || len(d.DisplayRange) != 2 {
+		return PlainHTML(d.Text)
+	}
+	return facetHTML(d.RawText, d.DisplayRange[0], d.DisplayRange[1], d.Facets)
+}
+
+// xFacet is a marked range of an X text in code points.
+type xFacet struct {
+	Type        string `json:"type"`
+	Start       int    `json:"start"`
+	End         int    `json:"end"`
+	Original    string `json:"original"`
+	Replacement string `json:"replacement"`
+	Display     string `json:"display"`
+}
+
+// facetHTML renders raw[start:end] (code points; end -1: to the end)
+// with its facets: links to their expanded address, mentions to the
+// account, hashtags and cashtags to X's search; media links are dropped
+// (the media are shown). X stores &, < and > escaped; the text between
+// facets is unescaped and escaped again, with blank lines as paragraphs.
+func facetHTML(raw string, start, end int, facets []xFacet) template.HTML {
+	u := []rune(raw)
+	if end < 0 || end > len(u) {
+		end = len(u)
+	}
+	if start < 0 || start > end {
+		start = 0
+	}
+	fs := append([]xFacet(nil), facets...)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	var b strings.Builder
+	plain := func(from, to int) {
+		if from >= to {
+			return
+		}
+		s := html.EscapeString(html.UnescapeString(string(u[from:to])))
+		s = strings.ReplaceAll(paraBoundary.ReplaceAllString(s, "\x00"), "\n", "<br>\n")
+		b.WriteString(strings.ReplaceAll(s, "\x00", "</p>\n<p>"))
+	}
+	at := start
+	for _, f := range fs {
+		if f.Start < at || f.End > end || f.Start >= f.End {
+			continue // outside the shown text, or overlapping one already drawn
+		}
+		plain(at, f.Start)
+		seg := html.UnescapeString(string(u[f.Start:f.End]))
+		switch f.Type {
+		case "media":
+			// shown as the post's media
+		case "url":
+			href, label := f.Replacement, f.Display
+			if href == "" {
+				href = seg
+			}
+			if label == "" || strings.HasPrefix(label, "https://t.co/") {
+				label = strings.TrimPrefix(strings.TrimPrefix(href, "https://"), "http://")
+			}
+			if strings.HasPrefix(href, "https://") || strings.HasPrefix(href, "http://") {
+				b.WriteString(`<a href="` + html.EscapeString(href) + `" rel="nofollow noopener noreferrer">` + html.EscapeString(label) + `</a>`)
+			} else {
+				b.WriteString(html.EscapeString(seg))
+			}
+		case "mention", "hashtag", "cashtag":
+			name := f.Original
+			if name == "" {
+				name = strings.TrimLeft(seg, "@#$＃")
+			}
+			href := "https://x.com/" + url.PathEscape(name)
+			switch f.Type {
+			case "hashtag":
+				href = "https://x.com/hashtag/" + url.PathEscape(name)
+			case "cashtag":
+				href = "https://x.com/search?q=" + url.QueryEscape("$"+name)
+			}
+			b.WriteString(`<a class="` + f.Type + `" href="` + html.EscapeString(href) + `" rel="nofollow noopener noreferrer">` + html.EscapeString(seg) + `</a>`)
+		default:
+			b.WriteString(html.EscapeString(seg))
+		}
+		at = f.End
+	}
+	plain(at, end)
+	out := strings.TrimSpace(b.String())
+	out = strings.TrimSuffix(strings.TrimPrefix(out, "<br>"), "<br>")
+	return template.HTML("<p>" + out + "</p>")
+}
+
+// hostOf is a URL's host without "www.", for a link's label.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Hostname(), "www.")
 }
 
 func (g *Graph) xProfile(e *GraphEntity) *Entity {
 	var p xProfileData
 	_ = json.Unmarshal(e.Data, &p)
 	v := &Entity{Type: e.Type, Render: RenderXProfile, Name: p.Name, Handle: p.Handle, URL: p.URL, Profile: p.URL,
-		Avatar: e.image("avatar"), Banner: e.image("banner"), Bio: PlainHTML(p.Description), Location: p.Location, Website: p.Website}
+		Avatar: e.image("avatar"), Banner: e.image("banner"), Bio: PlainHTML(p.Description), Location: p.Location, Website: p.Website,
+		Verified: p.Verified, VerifiedKind: p.VerifiedType}
 	if v.Name == "" {
 		v.Name = "@" + p.Handle
 	}
@@ -412,6 +664,12 @@ type tgMessageData struct {
 		Title       string `json:"title"`
 		Description string `json:"description"`
 	} `json:"link_preview"`
+	Media []struct {
+		Kind       string `json:"kind"`
+		DurationMS int64  `json:"duration_ms"`
+		Title      string `json:"title"`
+		Size       string `json:"size"`
+	} `json:"media"`
 	Poll *struct {
 		Question string `json:"question"`
 		Type     string `json:"type"`
@@ -465,6 +723,25 @@ func (g *Graph) telegramPost(e *GraphEntity, media []Media) *Entity {
 		v.Name = "@" + d.Channel
 	}
 	v.Counts = counts([]string{"count.views"}, d.Views)
+	// The media records pair with the shown media when both list the same
+	// media: a round video is drawn as a circle, a file says its name.
+	if len(d.Media) == len(v.Media) {
+		for i, r := range d.Media {
+			m := &v.Media[i]
+			m.Round = r.Kind == "round_video" && isVideo(m.Mime)
+			var detail []string
+			if r.Kind == "document" || r.Kind == "audio" {
+				detail = append(detail, r.Title)
+			}
+			if r.Kind == "document" {
+				detail = append(detail, r.Size)
+			}
+			if r.DurationMS > 0 && (r.Kind == "voice" || r.Kind == "round_video" || r.Kind == "audio") {
+				detail = append(detail, clock(r.DurationMS))
+			}
+			m.Detail = strings.Join(nonEmpty(detail...), " · ")
+		}
+	}
 	if f := d.ForwardedFrom; f != nil {
 		v.ForwardedFrom = &Ref{Name: f.Name, URL: f.URL, Text: f.Author}
 	}
@@ -522,6 +799,23 @@ func parseTime(s string) time.Time {
 }
 
 func clampPercent(p int) int { return max(0, min(100, p)) }
+
+// clock writes a duration as m:ss (or h:mm:ss).
+func clock(ms int64) string {
+	sec := (ms + 500) / 1000
+	h, m, s := sec/3600, sec/60%60, sec%60
+	if h > 0 {
+		return strconv.FormatInt(h, 10) + ":" + twoDigits(m) + ":" + twoDigits(s)
+	}
+	return strconv.FormatInt(m, 10) + ":" + twoDigits(s)
+}
+
+func twoDigits(n int64) string {
+	if n < 10 {
+		return "0" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
 
 func nonEmpty(ss ...string) []string {
 	var out []string

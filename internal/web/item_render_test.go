@@ -50,11 +50,11 @@ func TestXPostRenderer(t *testing.T) {
 				"text": "Tide tables for the week, with the chart.", "created_at": "2026-11-28T09:30:00Z",
 				"likes": 1234, "reposts": 56, "replies": 7, "views": 98765, "bookmarks": 2, "sensitive": false,
 				"quote_id": "2078399740166950912", "reply_to_id": "2071896524193419264", "reply_to_handle": "harbour_master",
-				"poll": map[string]any{"total_votes": 200, "time_left_en": "Final results", "choices": []any{
-					map[string]any{"label": "Spring tide", "count": 125, "percentage": 62.5},
-					map[string]any{"label": "Neap tide", "count": 75, "percentage": 37.5}}},
+				"poll": map[string]any{"total_votes": 200, "ended": true, "ends_at": "2026-11-29T09:30:00Z", "choices": []any{
+					map[string]any{"label": "Spring tide", "votes": 125, "percentage": 62.5},
+					map[string]any{"label": "Neap tide", "votes": 75, "percentage": 37.5}}},
 				"community": map[string]any{"name": "Tide Watchers", "url": "https://x.com/i/communities/1"},
-				"card":      map[string]any{"url": "https://tides.example.org/week", "title": "This week's tides", "site_name": "tides.example.org"},
+				"card":      map[string]any{"url": "https://tides.example.org/week", "title": "This week's tides", "domain": "tides.example.org"},
 			}), Resources: []web.Resource{
 				{Purpose: "", Kind: "video", Mime: "video/mp4", URL: "v1/media/vid"},
 				{Purpose: "poster", Kind: "image", Mime: "image/jpeg", URL: "v1/media/poster"},
@@ -97,7 +97,8 @@ func TestXPostRenderer(t *testing.T) {
 	doc.Find(".poll li").Each(func(_ int, li *goquery.Selection) {
 		options = append(options, text(li.Find(".option"))+" "+text(li.Find(".pct"))+" "+li.Find("meter").AttrOr("value", ""))
 	})
-	require.Equal(t, []string{"Spring tide 63% 63", "Neap tide 38% 38"}, options)
+	require.Equal(t, []string{"Spring tide ✓ 63% 63", "Neap tide 38% 38"}, options, "the ended poll marks its leading answer")
+	require.Equal(t, "Spring tide ✓", text(doc.Find(".poll li.lead .option")))
 	require.Equal(t, "200 votes · Final results", text(doc.Find(".poll .meta")))
 
 	card := doc.Find("a.link-card")
@@ -111,7 +112,7 @@ func TestXPostRenderer(t *testing.T) {
 
 	var counts []string
 	doc.Find(".entity-x-post").First().ChildrenFiltered("ul.counts").Find("li").Each(func(_ int, li *goquery.Selection) { counts = append(counts, text(li)) })
-	require.Equal(t, []string{"7 replies", "56 reposts", "1,234 likes", "98,765 views", "2 bookmarks"}, counts)
+	require.Equal(t, []string{"7 replies", "56 reposts", "1,234 likes", "2 bookmarks", "98,765 views"}, counts)
 	require.Zero(t, doc.Find(".entity-fallback").Length())
 
 	// In Chinese, the same page says it in Chinese.
@@ -143,7 +144,8 @@ func TestXProfileRenderer(t *testing.T) {
 			{Key: "profile:995952779720409089", Type: "x.profile", Data: data(t, map[string]any{
 				"id": "995952779720409089", "handle": "archivist_demo", "name": "Archivist Demo",
 				"description": "Keeping tide tables since 2011.", "followers": 12345, "following": 321, "posts": 4567,
-				"location": "Harbour town", "website": "https://tides.example.org", "url": "https://x.com/archivist_demo"}),
+				"location": "Harbour town", "website": "https://tides.example.org", "url": "https://x.com/archivist_demo",
+				"verified": true, "verified_type": "organization"}),
 				Resources: []web.Resource{
 					{Purpose: "avatar", Kind: "image", Mime: "image/jpeg", URL: "v1/media/avatar"},
 					{Purpose: "banner", Kind: "image", Mime: "image/jpeg", URL: "v1/media/banner"}}},
@@ -155,7 +157,8 @@ func TestXProfileRenderer(t *testing.T) {
 	p := doc.Find(".entity-x-profile")
 	require.Equal(t, "/v1/media/banner", p.Find("img.banner").AttrOr("src", ""))
 	require.Equal(t, "/v1/media/avatar", p.Find(".profile-head img.avatar").AttrOr("src", ""))
-	require.Equal(t, "Archivist Demo", text(p.Find("h1")))
+	require.Equal(t, "Archivist Demo ✓", text(p.Find("h1")))
+	require.True(t, p.Find("h1 .verified").HasClass("organization"), "a gold check mark")
 	require.Equal(t, "@archivist_demo", text(p.Find(".profile-head .handle")))
 	require.Equal(t, "Keeping tide tables since 2011.", text(p.Find(".bio")))
 	require.Contains(t, text(p.Find(".location")), "Harbour town")
@@ -165,7 +168,7 @@ func TestXProfileRenderer(t *testing.T) {
 	posts := p.Find(".profile-posts article")
 	require.Equal(t, 1, posts.Length(), "the profile's post in the graph is listed")
 	require.Equal(t, "High tide at noon.", text(posts.Find(".text")))
-	require.Equal(t, "Archivist Demo @archivist_demo", text(posts.Find("p.name")))
+	require.Equal(t, "Archivist Demo ✓ @archivist_demo", text(posts.Find("p.name")))
 }
 
 func tgMessageGraph(t *testing.T) *web.Graph {

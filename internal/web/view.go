@@ -173,6 +173,14 @@ type Media struct {
 	Poster string
 	// ID makes the reveal control of a sensitive media unique on its page.
 	ID string
+	// Codec names a video's codec when not every browser plays it (HEVC,
+	// AV1): the page says so beside the video.
+	Codec string
+	// Round is a Telegram round video, shown as a circle.
+	Round bool
+	// Detail is what the upstream said of the file: a document's name and
+	// size, a voice message's length.
+	Detail string
 }
 
 // Inline reports whether a page may show the file itself (<img>, <video>,
@@ -196,12 +204,12 @@ var (
 // PlainHTML renders plain text: escaped, links made clickable, blank lines
 // separating paragraphs and single newlines kept.
 func PlainHTML(s string) template.HTML {
-	var b strings.Builder
+	var out strings.Builder
 	for i, para := range paraBoundary.Split(strings.TrimSpace(s), -1) {
 		if i > 0 {
-			b.WriteString("\n")
+			out.WriteString("\n") // between paragraphs: not a line break
 		}
-		b.WriteString("<p>")
+		var b strings.Builder
 		last := 0
 		for _, m := range urlPattern.FindAllStringIndex(para, -1) {
 			b.WriteString(html.EscapeString(para[last:m[0]]))
@@ -210,9 +218,9 @@ func PlainHTML(s string) template.HTML {
 			last = m[1]
 		}
 		b.WriteString(html.EscapeString(para[last:]))
-		b.WriteString("</p>")
+		out.WriteString("<p>" + strings.ReplaceAll(b.String(), "\n", "<br>\n") + "</p>")
 	}
-	return template.HTML(strings.ReplaceAll(b.String(), "\n", "<br>\n"))
+	return template.HTML(out.String())
 }
 
 // MarkdownHTML renders Markdown safely: raw HTML is dropped, and images

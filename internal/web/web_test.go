@@ -32,6 +32,8 @@ func TestTextRendering(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, `<p>a &lt;b&gt; <a href="https://example.org/x" rel="nofollow noopener noreferrer">https://example.org/x</a>.<br>`+"\n"+`c</p>`,
 		string(web.PlainHTML("a <b> https://example.org/x.\nc")))
+	require.Equal(t, "<p>one<br>\ntwo</p>\n<p>three</p>", string(web.PlainHTML("one\ntwo\n\nthree")),
+		"a blank line starts a paragraph, with no line break between the two")
 	md := string(web.MarkdownHTML("![pic](https://example.com/p.png) ![local](files/a.png) <b>raw</b> [x](javascript:alert(1))"))
 	require.NotContains(t, md, `src="https://example.com`)
 	require.Contains(t, md, `<a href="https://example.com/p.png">pic</a>`)
