@@ -145,8 +145,11 @@ type Poll struct {
 	Question string
 	// Meta is what the upstream said about it ("Anonymous poll", "1.2K votes").
 	Meta string
-	// Votes is the number of votes (0: the upstream did not say).
+	// Votes is the number of votes (0: the upstream did not say); Voters
+	// the number of people who voted, where that is what it counts
+	// (Telegram: a poll of several answers has more votes than voters).
 	Votes   int64
+	Voters  int64
 	Options []PollOption
 	// Ended: voting was over when the post was captured; EndsAt is when
 	// it ends or ended (zero: not said).
@@ -181,6 +184,9 @@ type Broadcast struct {
 
 // VoteCount is Votes with thousands separators.
 func (p *Poll) VoteCount() string { return groupDigits(p.Votes) }
+
+// VoterCount is Voters with thousands separators.
+func (p *Poll) VoterCount() string { return groupDigits(p.Voters) }
 
 // PollOption is one answer of a poll and its share of the votes.
 type PollOption struct {
@@ -674,7 +680,9 @@ type tgMessageData struct {
 		Question string `json:"question"`
 		Type     string `json:"type"`
 		Voters   string `json:"voters"`
-		Options  []struct {
+		// VotersCount is Voters read as a number ("1.2K" is 1200).
+		VotersCount *int64 `json:"voters_count"`
+		Options     []struct {
 			Text    string `json:"text"`
 			Percent int    `json:"percent"`
 		} `json:"options"`
@@ -753,6 +761,9 @@ func (g *Graph) telegramPost(e *GraphEntity, media []Media) *Entity {
 	}
 	if p := d.Poll; p != nil {
 		poll := &Poll{Question: p.Question, Meta: strings.TrimSpace(strings.Join(nonEmpty(p.Type, p.Voters), " · "))}
+		if p.VotersCount != nil {
+			poll.Voters, poll.Meta = *p.VotersCount, strings.TrimSpace(p.Type)
+		}
 		for _, o := range p.Options {
 			poll.Options = append(poll.Options, PollOption{Text: o.Text, Percent: clampPercent(o.Percent)})
 		}

@@ -16,6 +16,7 @@ func itemMessages() catalog {
 		"item.quote":            {"Quoted post", "引用的帖子"},
 		"item.poll":             {"Poll", "投票"},
 		"item.poll.votes":       {"%s votes", "%s 票"},
+		"item.poll.voters":      {"%s voters", "%s 人投票"},
 		"item.poll.final":       {"Final results", "最终结果"},
 		"item.poll.ends":        {"End of voting:", "投票截止："},
 		"item.poll.lead":        {"most votes", "得票最多"},

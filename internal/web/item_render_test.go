@@ -224,7 +224,18 @@ func TestTelegramPostRenderer(t *testing.T) {
 		options = append(options, text(li.Find(".option"))+" "+text(li.Find(".pct"))+" "+li.Find("meter").AttrOr("value", ""))
 	})
 	require.Equal(t, []string{"High 70% 70", "Low 30% 30"}, options)
-	require.Equal(t, "Anonymous poll · 42 votes", text(e.Find(".poll .meta")))
+	require.Equal(t, "Anonymous poll · 42 votes", text(e.Find(".poll .meta")), "voters as printed, without a count read from them")
+
+	// Voters read as a number are counted as people, in the reader's language.
+	g := tgMessageGraph(t)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(g.Entities[0].Data, &m))
+	m["poll"].(map[string]any)["voters"], m["poll"].(map[string]any)["voters_count"] = "1.2K", 1200
+	g.Entities[0].Data = data(t, m)
+	for lang, want := range map[string]string{web.LangEnglish: "1,200 voters · Anonymous poll", web.LangChinese: "1,200 人投票 · Anonymous poll"} {
+		doc := renderItem(t, lang, g, album)
+		require.Equal(t, want, text(doc.Find(".entity-telegram-post .poll .meta")), lang)
+	}
 }
 
 func TestTelegramChannelRenderer(t *testing.T) {
