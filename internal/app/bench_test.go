@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"sync"
@@ -19,7 +20,11 @@ import (
 
 // BenchmarkCapturePhotoPosts captures batches of 200 distinct posts with
 // two 256 KiB photos each against the fake upstream, through the whole
-// pipeline (adapter over gRPC, downloads, dedup, finalize) on SQLite.
+// pipeline (adapter over gRPC, downloads, dedup, finalize), on SQLite with
+// local files and on PostgreSQL with S3. In the same run it times the
+// anchor, a plain client fetching, hashing and writing the same media 8 at
+// a time (testkit.PlainFetch), and reports the ratio (issue 20's P1: goal
+// ≤ 1.5 on the embedded default, ≤ 2.5 on PostgreSQL and S3).
 func BenchmarkCapturePhotoPosts(b *testing.B) {
 	b.Run("sqlite-files", func(b *testing.B) {
 		benchmarkPhotoPosts(b, newPipeline(b, "sqlite", testLimits()))
@@ -38,13 +43,20 @@ func benchmarkPhotoPosts(b *testing.B, p *pipeline) {
 	tenant := p.tenant(b, "bench", nil)
 	ctx := context.Background()
 	batch := 0
-	var total time.Duration
+	var total, anchor time.Duration
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	for b.Loop() {
 		batch++
 		urls := make([]string, posts)
+		var media []string
 		for i := range urls {
-			urls[i] = p.fx.AddPost(testkit.SyntheticPost{ID: fmt.Sprintf("3%04d%05d", batch, i), Photos: 2, NoAvatar: true})
+			id := fmt.Sprintf("3%04d%05d", batch, i)
+			urls[i] = p.fx.AddPost(testkit.SyntheticPost{ID: id, Photos: 2, NoAvatar: true})
+			for j := range 2 {
+				media = append(media, p.fx.MediaURL(fmt.Sprintf("https://pbs.twimg.com/media/S%s-%d.jpg?name=orig", id, j)))
+			}
 		}
+		anchor += testkit.PlainFetch(b, client, media, 8)
 		start := time.Now()
 		ids := make([]uuid.UUID, posts)
 		for i, u := range urls {
@@ -62,6 +74,9 @@ func benchmarkPhotoPosts(b *testing.B, p *pipeline) {
 		total += time.Since(start)
 	}
 	b.ReportMetric(float64(batch*posts)/total.Seconds(), "captures/s")
+	b.ReportMetric(total.Seconds()/float64(batch), "monitor-s/batch")
+	b.ReportMetric(anchor.Seconds()/float64(batch), "anchor-s/batch")
+	b.ReportMetric(total.Seconds()/anchor.Seconds(), "ratio")
 }
 
 // BenchmarkSubmitToComplete measures, for text-only posts, the time from

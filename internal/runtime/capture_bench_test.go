@@ -5,14 +5,11 @@ package runtime_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -74,7 +71,7 @@ func BenchmarkCaptureThroughput(b *testing.B) {
 				media = append(media, fx.MediaURL(fmt.Sprintf("https://pbs.twimg.com/media/S%s-%d.jpg?name=orig", id, j)))
 			}
 		}
-		anchor += plainFetch(b, client, media, 8)
+		anchor += testkit.PlainFetch(b, client, media, 8)
 		before := processCPU(b)
 		monitor += submitAll(b, client, core, base, token, tenant.ID, urls)
 		cpu += processCPU(b) - before
@@ -161,58 +158,4 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// plainFetch is the anchor: GET each URL, SHA-256 it while writing it to a
-// temp file, n at a time; it returns the time for all.
-func plainFetch(b *testing.B, client *http.Client, urls []string, n int) time.Duration {
-	b.Helper()
-	dir := b.TempDir()
-	start := time.Now()
-	work := make(chan string)
-	errs := make(chan error, len(urls))
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			for u := range work {
-				if err := fetchOne(client, dir, u); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	for _, u := range urls {
-		work <- u
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	return time.Since(start)
-}
-
-func fetchOne(client *http.Client, dir, url string) error {
-	resp, err := client.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	f, err := os.CreateTemp(dir, "media-")
-	if err != nil {
-		return err
-	}
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(f, h), resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), filepath.Join(dir, hex.EncodeToString(h.Sum(nil))))
 }
