@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -23,6 +24,11 @@ import (
 // which core must hand back unchanged. CheckConnection refuses tokens the
 // test expired (AUTH_FAILED) and answers RATE_LIMITED while the test says
 // so.
+//
+// Its posts, https://accounts.example/p/<id>, are protected: the public
+// provider answers NEEDS_ACCOUNT, the account provider a private post
+// whose text names the account that read it. Hold makes the next account
+// fetch wait until the test releases it.
 type AccountAdapter struct {
 	adapterv1.UnimplementedAdapterServer
 
@@ -31,7 +37,42 @@ type AccountAdapter struct {
 	limited bool
 	handles map[string]string
 	checked [][]byte
+	fetched [][]byte
+	hold    *FetchHold
 }
+
+// FetchHold is a held account fetch: Started is closed when the fetch
+// has begun (with the credential it got), and the fetch answers once
+// Release is called.
+type FetchHold struct {
+	Started chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+// Release lets the held fetch answer.
+func (h *FetchHold) Release() { h.once.Do(func() { close(h.release) }) }
+
+// Hold makes the next account fetch wait for Release.
+func (f *AccountAdapter) Hold() *FetchHold {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hold = &FetchHold{Started: make(chan struct{}), release: make(chan struct{})}
+	return f.hold
+}
+
+// Fetched are the credentials account fetches got, in order.
+func (f *AccountAdapter) Fetched() [][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]byte(nil), f.fetched...)
+}
+
+// AccountPostURL is the link of a protected post of the adapter.
+func AccountPostURL(id string) string { return "https://" + AccountAdapterHost + "/p/" + id }
+
+const accountPostSchema = `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+	"required": ["id", "read_by"], "properties": {"id": {"type": "string"}, "read_by": {"type": "string"}}}`
 
 // AccountAdapter's names.
 const (
@@ -82,12 +123,15 @@ func (f *AccountAdapter) Describe(context.Context, *adapterv1.DescribeRequest) (
 		AdapterVersion: "0.0.1",
 		DisplayName:    "Accounts (test)",
 		Hosts:          []string{AccountAdapterHost},
+		EntityTypes:    []*adapterv1.EntityType{{Name: "acct.post", JsonSchema: accountPostSchema}},
 		Providers: []*adapterv1.Provider{
 			{Id: AccountAdapterPublic, AuthMode: adapterv1.AuthMode_AUTH_MODE_NONE, DefaultProvider: true,
-				Visibilities: []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PUBLIC}},
+				Visibilities: []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PUBLIC},
+				Capabilities: []*adapterv1.Capability{adapterv1.Cap1(adapterv1.CapCaptureFetch)}, EntityTypes: []string{"acct.post"}},
 			{Id: AccountAdapterProvider, AuthMode: adapterv1.AuthMode_AUTH_MODE_ACCOUNT, DefaultProvider: true,
-				Visibilities:   []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PRIVATE},
-				Capabilities:   []*adapterv1.Capability{adapterv1.Cap1(adapterv1.CapCredentialPrepare), adapterv1.Cap1(adapterv1.CapConnectionCheck)},
+				Visibilities: []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PRIVATE}, EntityTypes: []string{"acct.post"},
+				Capabilities: []*adapterv1.Capability{adapterv1.Cap1(adapterv1.CapCaptureFetch), adapterv1.Cap1(adapterv1.CapContentText),
+					adapterv1.Cap1(adapterv1.CapEntityGraph), adapterv1.Cap1(adapterv1.CapCredentialPrepare), adapterv1.Cap1(adapterv1.CapConnectionCheck)},
 				CredentialHelp: "account=<id>, handle=<name> and token=<session token>, one a line"},
 		},
 	}, nil
@@ -135,4 +179,56 @@ func (f *AccountAdapter) CheckConnection(_ context.Context, req *adapterv1.Check
 		handle = h
 	}
 	return &adapterv1.CheckConnectionResponse{Ok: true, AccountId: parts[1], Handle: handle}, nil
+}
+
+// Resolve accepts https://accounts.example/p/<id>.
+func (f *AccountAdapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*adapterv1.ResolveResponse, error) {
+	u, err := url.Parse(req.GetUrl())
+	id, ok := "", false
+	if err == nil && u.Host == AccountAdapterHost {
+		id, ok = strings.CutPrefix(u.Path, "/p/")
+	}
+	if !ok || id == "" || strings.Contains(id, "/") {
+		return &adapterv1.ResolveResponse{Error: &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_INVALID_URL,
+			Message: "not a post link; send https://accounts.example/p/<id>"}}, nil
+	}
+	return &adapterv1.ResolveResponse{Target: &adapterv1.Target{Platform: "acct", EntityType: "acct.post", ExternalId: id,
+		CanonicalUrl: AccountPostURL(id)}}, nil
+}
+
+// Fetch reads a protected post: the public provider cannot, the account
+// provider reads it as the credential's account.
+func (f *AccountAdapter) Fetch(_ context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
+	if req.GetProviderId() != AccountAdapterProvider {
+		return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
+			Message: "this post is protected; connect an account that may see it"}}, nil
+	}
+	f.mu.Lock()
+	f.fetched = append(f.fetched, bytes.Clone(req.GetCredential()))
+	hold := f.hold
+	f.hold = nil
+	f.mu.Unlock()
+	if hold != nil {
+		close(hold.Started)
+		<-hold.release
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	parts := strings.Split(string(req.GetCredential()), "|")
+	if len(parts) != 4 || parts[0] != "acct1" {
+		return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+			Message: "not a credential of this adapter"}}, nil
+	}
+	if f.expired[parts[3]] {
+		return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_AUTH_FAILED,
+			Message: "the upstream no longer accepts this session"}}, nil
+	}
+	id := req.GetTarget().GetExternalId()
+	data := `{"id": "` + id + `", "read_by": "` + parts[1] + `"}`
+	return &adapterv1.FetchResponse{
+		Visibility: adapterv1.Visibility_VISIBILITY_PRIVATE,
+		Display: &adapterv1.Display{Text: "protected post " + id + " read by account " + parts[1], TextKind: adapterv1.TextKind_TEXT_KIND_PLAIN,
+			Summary: "protected post " + id, AuthorName: "Someone protected"},
+		Graph: &adapterv1.Graph{RootKey: "post", Entities: []*adapterv1.Entity{{Key: "post", Type: "acct.post", ExternalId: id, DataJson: data}}},
+	}, nil
 }
