@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
@@ -120,6 +121,53 @@ func TestConnectionRoutes(t *testing.T) {
 			status, p = do(alice, http.MethodPost, "/v1/connections/"+id+"/check", "")
 			require.Equal(t, http.StatusConflict, status)
 			require.Contains(t, p["detail"], "revoked")
+		})
+	}
+}
+
+// connection_id on POST /v1/captures: a malformed one is a 400, another
+// tenant's a 404; one's own archives the post privately and the capture
+// shows the provider, connection and credential revision it ran with.
+func TestCaptureWithConnectionID(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Drivers() {
+		t.Run(d, func(t *testing.T) {
+			fake := testkit.NewAccountAdapter()
+			c := testcore.New(t, testcore.Options{DB: d, MasterKey: "rest-accounts-master-key-0123456789",
+				Adapters: []adapterv1.AdapterServer{fake}})
+			ctx := context.Background()
+			aliceID := c.Tenant(t, "alice", nil)
+			c.Tenant(t, "bob", nil)
+			alice, _, err := c.App.CreateToken(ctx, "test", "alice", "laptop", false)
+			require.NoError(t, err)
+			bob, _, err := c.App.CreateToken(ctx, "test", "bob", "laptop", false)
+			require.NoError(t, err)
+			srv := httptest.NewServer(httpapi.NewHandler(httpapi.Deps{App: c.App, Log: storetest.Logger(t)}))
+			t.Cleanup(srv.Close)
+			status, conn := callJSON(t, srv, alice, http.MethodPost, "/v1/connections", `{"adapter": "acct", "secret": "account=1001;token=rest-cap"}`)
+			require.Equal(t, http.StatusCreated, status, conn)
+			id := conn["id"].(string)
+			post := testkit.AccountPostURL("99")
+
+			status, p := callJSON(t, srv, alice, http.MethodPost, "/v1/captures", `{"url": "`+post+`", "connection_id": "nope"}`)
+			require.Equal(t, http.StatusBadRequest, status)
+			require.Contains(t, p["detail"], "connection_id must be the id of one of your connections")
+			status, _ = callJSON(t, srv, bob, http.MethodPost, "/v1/captures", `{"url": "`+post+`", "connection_id": "`+id+`"}`)
+			require.Equal(t, http.StatusNotFound, status)
+
+			status, res := callJSON(t, srv, alice, http.MethodPost, "/v1/captures", `{"url": "`+post+`", "connection_id": "`+id+`"}`)
+			require.Equal(t, http.StatusAccepted, status, res)
+			captureID := res["capture_id"].(string)
+			v := c.WaitCapture(t, aliceID, uuid.MustParse(captureID))
+			require.Equal(t, "complete", v.State, v.Error)
+			status, got := callJSON(t, srv, alice, http.MethodGet, "/v1/captures/"+captureID, "")
+			require.Equal(t, http.StatusOK, status)
+			require.Equal(t, "session", got["provider"])
+			require.Equal(t, id, got["connection_id"])
+			require.EqualValues(t, 1, got["credential_revision"])
+			status, coll := callJSON(t, srv, alice, http.MethodGet, "/v1/collections/"+res["collection_id"].(string), "")
+			require.Equal(t, http.StatusOK, status)
+			require.Equal(t, "private", coll["visibility"])
 		})
 	}
 }
