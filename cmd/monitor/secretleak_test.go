@@ -133,7 +133,14 @@ func (c *leakCorpus) rest(base, token, method, path, body string) (int, string) 
 // captureThrough submits url over REST and waits until its capture ends.
 func (c *leakCorpus) captureThrough(base, token, url string) {
 	c.t.Helper()
-	code, body := c.rest(base, token, "POST", "/v1/captures", `{"url": "`+url+`"}`)
+	c.captureJSON(base, token, url, `{"url": "`+url+`"}`)
+}
+
+// captureJSON submits a POST /v1/captures body and waits until its
+// capture of url ends complete.
+func (c *leakCorpus) captureJSON(base, token, url, submit string) {
+	c.t.Helper()
+	code, body := c.rest(base, token, "POST", "/v1/captures", submit)
 	require.Equal(c.t, http.StatusAccepted, code, body)
 	id := jsonField(c.t, body, "capture_id")
 	deadline := time.Now().Add(60 * time.Second)
@@ -278,6 +285,9 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, code, body)
 	code, body = c.rest(base, alice, "POST", "/v1/connections/"+restConn+"/check", "")
 	require.Equal(t, http.StatusOK, code, body)
+	protected := testkit.AccountPostURL("4242")
+	c.captureJSON(base, alice, protected, `{"url": "`+protected+`", "connection_id": "`+restConn+`"}`)
+	require.Len(t, accounts.Fetched(), 1, "the capture went through the account")
 	code, body = c.rest(base, alice, "GET", "/v1/connections", "")
 	require.Equal(t, http.StatusOK, code, body)
 	code, body = c.rest(base, alice, "DELETE", "/v1/connections/"+connID, "")
