@@ -81,6 +81,19 @@ func TestConnectionsReplaceRevokeAndDefault(t *testing.T) {
 		list, err := st.ConnectionList(bctx, bob)
 		require.NoError(t, err)
 		require.Empty(t, list)
+		if st.Driver() == "postgres" {
+			// Row-level security: acting for Bob, even Alice's own ids
+			// name nothing.
+			_, err = st.ConnectionGet(bctx, alice, c.ID)
+			require.ErrorIs(t, err, store.ErrNotFound)
+			_, err = st.AccountCredentialGet(bctx, alice, *c.CredentialID)
+			require.ErrorIs(t, err, store.ErrNotFound)
+			list, err = st.ConnectionList(bctx, alice)
+			require.NoError(t, err)
+			require.Empty(t, list)
+			err = st.InTx(bctx, func(tx *store.Tx) error { _, err := tx.ConnectionRevoke(bctx, alice, c.ID); return err })
+			require.ErrorIs(t, err, store.ErrNotFound)
+		}
 		err = st.InTx(bctx, func(tx *store.Tx) error { _, err := tx.ConnectionRevoke(bctx, bob, c.ID); return err })
 		require.ErrorIs(t, err, store.ErrNotFound, "nobody revokes another tenant's connection")
 		err = st.InTx(bctx, func(tx *store.Tx) error { return tx.TenantPreferenceSet(bctx, bob, "x", c.ID) })
