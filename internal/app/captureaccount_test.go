@@ -99,8 +99,20 @@ func TestCaptureThroughAccountIsPrivate(t *testing.T) {
 		}
 		_, err = c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: post, ConnectionID: aConn.Connection.ID, Expand: app.ExpandThread})
 		require.ErrorIs(t, err, app.ErrInvalid)
+		// A refresh reads it through the same account.
+		before := len(fake.Fetched())
+		ref, err := c.App.Refresh(ctx, alice, res.CollectionID, "")
+		require.NoError(t, err)
+		require.Equal(t, res.CollectionID, ref.CollectionID)
+		rv := c.WaitCapture(t, alice, ref.CaptureID)
+		require.Equal(t, app.StateComplete, rv.State, rv.Error)
+		require.Equal(t, &aConn.Connection.ID, rv.ConnectionID)
+		require.Len(t, fake.Fetched(), before+1)
+
 		_, err = c.App.RevokeConnection(ctx, alice, aConn.Connection.ID, "test")
 		require.NoError(t, err)
+		_, err = c.App.Refresh(ctx, alice, res.CollectionID, "")
+		require.ErrorIs(t, err, app.ErrConflict, "no fallback to the public provider after a revoke")
 		_, err = c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: post, ConnectionID: aConn.Connection.ID, Refresh: true})
 		require.ErrorIs(t, err, app.ErrConflict)
 		require.ErrorContains(t, err, "revoked")

@@ -203,6 +203,11 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if _, err := tx.TenantCollectionSave(ctx, tenant.ID, coll.ID); err != nil {
 			return err
 		}
+		if conn != nil {
+			if err := tx.TenantCollectionSetRefreshConnection(ctx, tenant.ID, coll.ID, conn.ID); err != nil {
+				return err
+			}
+		}
 		if capture.State == store.CaptureComplete && capture.CollectionID == coll.ID && coll.Visibility == store.Public {
 			// Archived already: the fetched public post takes the place
 			// of a copy the tenant imported, at once.
@@ -333,7 +338,17 @@ func (a *App) Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, ide
 	if err != nil {
 		return SubmitResult{}, err
 	}
-	return a.Submit(ctx, SubmitRequest{TenantID: tenantID, URL: sc.SourceURL, IdemKey: idemKey, Refresh: true})
+	// What was archived through an account is read through it again,
+	// never silently through the public provider.
+	conn, err := a.store.TenantCollectionRefreshConnection(ctx, tenantID, collectionID)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	req := SubmitRequest{TenantID: tenantID, URL: sc.SourceURL, IdemKey: idemKey, Refresh: true}
+	if conn != nil {
+		req.ConnectionID = *conn
+	}
+	return a.Submit(ctx, req)
 }
 
 // checkQuota refuses a new save when, with the collection's current

@@ -315,3 +315,29 @@ func (tx *Tx) TenantPreferenceDelete(ctx context.Context, tenantID uuid.UUID, ad
 	_, err := tx.tx.ExecContext(ctx, `DELETE FROM tenant_preferences WHERE tenant_id = $1 AND adapter_id = $2`, tenantID, adapterID)
 	return wrap(tx.d, "delete default connection", err)
 }
+
+// TenantCollectionSetRefreshConnection records the connection a tenant's
+// saved collection was archived through, so a refresh reads it through the
+// same account.
+func (tx *Tx) TenantCollectionSetRefreshConnection(ctx context.Context, tenantID, collectionID, connectionID uuid.UUID) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE tenant_collections SET refresh_connection_id = $3
+		WHERE tenant_id = $1 AND collection_id = $2`, tenantID, collectionID, connectionID)
+	return wrap(tx.d, "set refresh connection", err)
+}
+
+// TenantCollectionRefreshConnection is the connection the tenant's saved
+// collection is refreshed through (nil: the public provider).
+func (s *Store) TenantCollectionRefreshConnection(ctx context.Context, tenantID, collectionID uuid.UUID) (*uuid.UUID, error) {
+	var id uuid.NullUUID
+	err := s.view(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx, `SELECT refresh_connection_id FROM tenant_collections
+			WHERE tenant_id = $1 AND collection_id = $2`, tenantID, collectionID).Scan(&id)
+	})
+	if err != nil {
+		return nil, wrap(s.d, "get refresh connection", err)
+	}
+	if !id.Valid {
+		return nil, nil
+	}
+	return &id.UUID, nil
+}
