@@ -65,6 +65,15 @@ func TestAccountCommands(t *testing.T) {
 	out, errOut, code = cli(t, env, "account", "check", id, "--tenant", "alice")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, "connection "+id+": acct/session account 1001 @alice_acct, active\n", out)
+
+	// A capture through the account, here and now.
+	out, errOut, code = cli(t, env, "capture", testkit.AccountPostURL("5"), "--tenant", "alice", "--connection", id, "--wait")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "complete")
+	require.Equal(t, []byte("acct1|1001|alice_acct|cli-session-two"), fake.Fetched()[0])
+	_, errOut, code = cli(t, env, "capture", testkit.AccountPostURL("5"), "--tenant", "alice", "--connection", "nope")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `--connection "nope" is not a connection id`)
 	fake.Expire("cli-session-two")
 	out, errOut, code = cli(t, env, "account", "check", id, "--tenant", "alice")
 	require.Equal(t, 1, code)
