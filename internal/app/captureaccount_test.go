@@ -1,7 +1,13 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/color"
+	pngenc "image/png"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -198,5 +204,67 @@ func TestCaptureResultRefusedWhenCredentialChanges(t *testing.T) {
 		n, err := c.Store.AccountCredentialCount(store.WithTenant(ctx, alice), alice, conn.Connection.ID)
 		require.NoError(t, err)
 		require.Zero(t, n)
+	})
+}
+
+// Two tenants archiving the same protected post, media and all, through
+// their own accounts share no blob; a post the adapter merely calls public
+// stays in the tenant's private copy (no evidence merges it).
+func TestAccountCapturesShareNoBlob(t *testing.T) {
+	t.Parallel()
+	var png bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(1, 1, color.RGBA{R: 200, A: 255})
+	require.NoError(t, pngenc.Encode(&png, img))
+	media := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(png.Bytes())
+	}))
+	t.Cleanup(media.Close)
+	eachAccountPipeline(t, func(t *testing.T, c *testcore.Core, fake *testkit.AccountAdapter) {
+		ctx := context.Background()
+		fake.SetMedia(media.URL + "/photo.png")
+		alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
+		aConn, err := addAccount(ctx, c.App, alice, "account=1001;token=a")
+		require.NoError(t, err)
+		bConn, err := addAccount(ctx, c.App, bob, "account=2002;token=b")
+		require.NoError(t, err)
+
+		ares, av := captureWith(t, c, alice, testkit.AccountPostURL("55"), aConn.Connection.ID)
+		require.Equal(t, app.StateComplete, av.State, av.Error)
+		bres, bv := captureWith(t, c, bob, testkit.AccountPostURL("55"), bConn.Connection.ID)
+		require.Equal(t, app.StateComplete, bv.State, bv.Error)
+		acoll, err := c.App.Collection(ctx, alice, ares.CollectionID)
+		require.NoError(t, err)
+		bcoll, err := c.App.Collection(ctx, bob, bres.CollectionID)
+		require.NoError(t, err)
+		require.Len(t, acoll.Media, 1)
+		require.Len(t, bcoll.Media, 1)
+		sum := acoll.Media[0].SHA256
+		require.Equal(t, sum, bcoll.Media[0].SHA256)
+		blobOf := func(tenant, scope uuid.UUID, access string) (store.Blob, error) {
+			var b store.Blob
+			tctx := store.WithTenant(ctx, tenant)
+			err := c.Store.InTx(tctx, func(tx *store.Tx) (err error) {
+				b, err = tx.BlobGetByHash(tctx, scope, access, sum)
+				return err
+			})
+			return b, err
+		}
+		ab, err := blobOf(alice, alice, "private")
+		require.NoError(t, err)
+		bb, err := blobOf(bob, bob, "private")
+		require.NoError(t, err)
+		require.NotEqual(t, ab.ID, bb.ID, "the same bytes, one blob per tenant's private scope")
+		_, err = blobOf(alice, store.PublicScope, "public")
+		require.ErrorIs(t, err, store.ErrNotFound, "no public blob of them")
+
+		pres, pv := captureWith(t, c, alice, testkit.AccountPostURL("pub1"), aConn.Connection.ID)
+		require.Equal(t, app.StateComplete, pv.State, pv.Error)
+		pcoll, err := c.App.Collection(ctx, alice, pres.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, "private", pcoll.Visibility, "called public without evidence: still private")
+		_, err = c.App.Collection(ctx, bob, app.PublicCollectionID("acct", "acct.post", "", "pub1"))
+		require.ErrorIs(t, err, app.ErrNotFound, "nothing entered the public collection")
 	})
 }

@@ -39,6 +39,14 @@ type AccountAdapter struct {
 	checked [][]byte
 	fetched [][]byte
 	hold    *FetchHold
+	media   string
+}
+
+// SetMedia gives every post fetched through an account one image at url.
+func (f *AccountAdapter) SetMedia(url string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.media = url
 }
 
 // FetchHold is a held account fetch: Started is closed when the fetch
@@ -197,7 +205,8 @@ func (f *AccountAdapter) Resolve(_ context.Context, req *adapterv1.ResolveReques
 }
 
 // Fetch reads a protected post: the public provider cannot, the account
-// provider reads it as the credential's account.
+// provider reads it as the credential's account (posts "pub…" it calls
+// public, without further evidence).
 func (f *AccountAdapter) Fetch(_ context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
 	if req.GetProviderId() != AccountAdapterProvider {
 		return &adapterv1.FetchResponse{Error: &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
@@ -225,8 +234,18 @@ func (f *AccountAdapter) Fetch(_ context.Context, req *adapterv1.FetchRequest) (
 	}
 	id := req.GetTarget().GetExternalId()
 	data := `{"id": "` + id + `", "read_by": "` + parts[1] + `"}`
+	// A post whose id starts with "pub" the adapter calls public.
+	vis := adapterv1.Visibility_VISIBILITY_PRIVATE
+	if strings.HasPrefix(id, "pub") {
+		vis = adapterv1.Visibility_VISIBILITY_PUBLIC
+	}
+	var media []*adapterv1.Media
+	if f.media != "" {
+		media = append(media, &adapterv1.Media{Url: f.media, Kind: adapterv1.MediaKind_MEDIA_KIND_IMAGE, Mime: "image/png"})
+	}
 	return &adapterv1.FetchResponse{
-		Visibility: adapterv1.Visibility_VISIBILITY_PRIVATE,
+		Media:      media,
+		Visibility: vis,
 		Display: &adapterv1.Display{Text: "protected post " + id + " read by account " + parts[1], TextKind: adapterv1.TextKind_TEXT_KIND_PLAIN,
 			Summary: "protected post " + id, AuthorName: "Someone protected"},
 		Graph: &adapterv1.Graph{RootKey: "post", Entities: []*adapterv1.Entity{{Key: "post", Type: "acct.post", ExternalId: id, DataJson: data}}},
