@@ -171,6 +171,9 @@ func (a *App) AddConnection(ctx context.Context, req AddConnectionRequest) (AddC
 		res.Connection = connectionView(c, nil)
 		return nil
 	})
+	if errors.Is(err, store.ErrConflict) {
+		return AddConnectionResult{}, errorf(ErrConflict, "this account is being added by another request at the same moment; try again")
+	}
 	if err != nil {
 		return AddConnectionResult{}, err
 	}
