@@ -93,6 +93,19 @@ func TestConnectionLifecycle(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "alice_renamed", res.Connection.Handle, "the check records the upstream's handle")
 
+		// The session now signs in as someone else: not this account.
+		fake.Move("1001", "9999")
+		res, err = c.App.CheckConnection(ctx, alice, conn.ID)
+		require.NoError(t, err)
+		require.False(t, res.OK)
+		require.Equal(t, "reauth_required", res.Connection.Status)
+		require.Contains(t, res.Message, "now signs in as account 9999, not 1001")
+		fake.Move("1001", "1001")
+		res, err = c.App.CheckConnection(ctx, alice, conn.ID)
+		require.NoError(t, err)
+		require.True(t, res.OK, "a check that passes again makes it active")
+		require.Equal(t, "active", res.Connection.Status)
+
 		fake.RateLimit(true)
 		_, err = c.App.CheckConnection(ctx, alice, conn.ID)
 		require.ErrorContains(t, err, "slow down")

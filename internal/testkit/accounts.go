@@ -36,6 +36,7 @@ type AccountAdapter struct {
 	expired map[string]bool
 	limited bool
 	handles map[string]string
+	moved   map[string]string
 	checked [][]byte
 	fetched [][]byte
 	hold    *FetchHold
@@ -92,7 +93,7 @@ const (
 
 // NewAccountAdapter returns the adapter, every token valid.
 func NewAccountAdapter() *AccountAdapter {
-	return &AccountAdapter{expired: map[string]bool{}, handles: map[string]string{}}
+	return &AccountAdapter{expired: map[string]bool{}, handles: map[string]string{}, moved: map[string]string{}}
 }
 
 // Expire makes the upstream refuse a session token from now on.
@@ -114,6 +115,15 @@ func (f *AccountAdapter) Rename(accountID, handle string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.handles[accountID] = handle
+}
+
+// Move makes the upstream answer a check of account's sessions with
+// another account id, as when a browser's cookies now belong to someone
+// else.
+func (f *AccountAdapter) Move(account, to string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.moved[account] = to
 }
 
 // Checked are the credentials CheckConnection was asked about, in order.
@@ -182,11 +192,14 @@ func (f *AccountAdapter) CheckConnection(_ context.Context, req *adapterv1.Check
 		return &adapterv1.CheckConnectionResponse{Error: &adapterv1.Error{Code: adapterv1.ErrorCode_ERROR_CODE_AUTH_FAILED,
 			Message: "the upstream no longer accepts this session; sign in again and add the account anew"}}, nil
 	}
-	handle := parts[2]
-	if h, ok := f.handles[parts[1]]; ok {
+	handle, account := parts[2], parts[1]
+	if h, ok := f.handles[account]; ok {
 		handle = h
 	}
-	return &adapterv1.CheckConnectionResponse{Ok: true, AccountId: parts[1], Handle: handle}, nil
+	if to, ok := f.moved[account]; ok {
+		account = to
+	}
+	return &adapterv1.CheckConnectionResponse{Ok: true, AccountId: account, Handle: handle}, nil
 }
 
 // Resolve accepts https://accounts.example/p/<id>.
