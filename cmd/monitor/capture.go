@@ -26,7 +26,7 @@ func (e exitError) Error() string { return e.msg }
 const capturePoll = 100 * time.Millisecond
 
 func newCaptureCmd(d *deps) *cobra.Command {
-	var tenant, idemKey string
+	var tenant, idemKey, connection string
 	var wait, refresh, thread bool
 	var limit int
 	cmd := &cobra.Command{
@@ -40,7 +40,9 @@ itself and shows its progress.
 A profile or channel archives its header and then its posts, one page
 (about 100 posts) at a time; --limit N archives up to N posts in one batch
 of pages (at most the adapter's batch size, 1,000 for X). --thread
-archives a post with the author's thread around it.
+archives a post with the author's thread around it. --connection ID
+archives a post through one of the tenant's accounts (monitor account list),
+privately.
 
 Exit codes with --wait: 0 complete, 1 failed (the reason is printed),
 2 partial (some media, or some posts of a profile, could not be stored).
@@ -58,6 +60,13 @@ For a profile or channel the worst of its posts decides.`,
 				return usageError{fmt.Errorf("--limit must be a positive number of posts, not %d", limit)}
 			}
 			req := app.SubmitRequest{URL: args[0], IdemKey: idemKey, Refresh: refresh, Limit: limit}
+			if connection != "" {
+				id, err := uuid.Parse(connection)
+				if err != nil {
+					return usageError{fmt.Errorf("--connection %q is not a connection id; `monitor account list --tenant NAME` shows them", connection)}
+				}
+				req.ConnectionID = id
+			}
 			if thread {
 				req.Expand = app.ExpandThread
 			}
@@ -70,6 +79,7 @@ For a profile or channel the worst of its posts decides.`,
 	cmd.Flags().StringVar(&idemKey, "idempotency-key", "", "a key that makes retrying this command safe")
 	cmd.Flags().IntVar(&limit, "limit", 0, "for a profile or channel: archive up to N posts in one batch of pages")
 	cmd.Flags().BoolVar(&thread, "thread", false, "also archive the author's thread around the post")
+	cmd.Flags().StringVar(&connection, "connection", "", "archive the post through this account of the tenant (its connection id), privately")
 	_ = cmd.MarkFlagRequired("tenant")
 	config.RegisterFlags(cmd.Flags(), "adapters", "fxtwitter-url", "tme-url", "max-media-size")
 	return cmd

@@ -43,7 +43,18 @@ func cli(t *testing.T, env map[string]string, args ...string) (stdout, stderr st
 	defer cancel()
 	var out, errOut bytes.Buffer
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	code = run(ctx, args, lookup, &out, &errOut)
+	code = run(ctx, args, lookup, nil, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// cliInput is cli with stdin.
+func cliInput(t *testing.T, env map[string]string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	code = run(ctx, args, lookup, strings.NewReader(stdin), &out, &errOut)
 	return out.String(), errOut.String(), code
 }
 
@@ -54,7 +65,7 @@ func allowFakeMedia(t testing.TB, env map[string]string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	if code := run(context.Background(), []string{"admin", "config", "set", "fetch_allow_hosts", testkit.FetchAllowHosts}, lookup, &out, &errOut); code != 0 {
+	if code := run(context.Background(), []string{"admin", "config", "set", "fetch_allow_hosts", testkit.FetchAllowHosts}, lookup, nil, &out, &errOut); code != 0 {
 		t.Fatalf("admin config set fetch_allow_hosts: exit %d: %s", code, errOut.String())
 	}
 }

@@ -27,15 +27,20 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// deps is what every command needs: where to read settings and write output.
+// deps is what every command needs: where to read settings and input, and
+// where to write output.
 type deps struct {
 	env    config.Env
+	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
 }
 
-func newRootCmd(env config.Env, stdout, stderr io.Writer) *cobra.Command {
-	d := &deps{env: env, stdout: stdout, stderr: stderr}
+func newRootCmd(env config.Env, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	d := &deps{env: env, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "monitor",
 		Short: "Monitor archives social-media posts: text, best-quality media and an entity graph, every version kept",
@@ -70,6 +75,7 @@ in docs/deploy.md.`,
 		newTelegramCmd(d),
 		newCaptureCmd(d),
 		newAdminCmd(d),
+		newAccountCmd(d),
 		newVersionCmd(d),
 		newExportCmd(d),
 		newImportCmd(d),

@@ -85,6 +85,17 @@ func (c *leakCorpus) cli(env map[string]string, printsSecret bool, args ...strin
 	return out
 }
 
+// cliInput is cli with a secret on stdin.
+func (c *leakCorpus) cliInput(env map[string]string, stdin string, args ...string) string {
+	c.t.Helper()
+	out, errOut, code := cliInput(c.t, env, stdin, args...)
+	require.Equal(c.t, 0, code, "%v: %s", args, errOut)
+	name := "monitor " + strings.Join(args, " ")
+	c.add(name+" (stderr)", []byte(errOut))
+	c.add(name+" (stdout)", []byte(out))
+	return out
+}
+
 // requireNone fails for each secret found anywhere in the corpus.
 func (c *leakCorpus) requireNone(secrets map[string]string) {
 	c.t.Helper()
@@ -122,7 +133,14 @@ func (c *leakCorpus) rest(base, token, method, path, body string) (int, string) 
 // captureThrough submits url over REST and waits until its capture ends.
 func (c *leakCorpus) captureThrough(base, token, url string) {
 	c.t.Helper()
-	code, body := c.rest(base, token, "POST", "/v1/captures", `{"url": "`+url+`"}`)
+	c.captureJSON(base, token, url, `{"url": "`+url+`"}`)
+}
+
+// captureJSON submits a POST /v1/captures body and waits until its
+// capture of url ends complete.
+func (c *leakCorpus) captureJSON(base, token, url, submit string) {
+	c.t.Helper()
+	code, body := c.rest(base, token, "POST", "/v1/captures", submit)
 	require.Equal(c.t, http.StatusAccepted, code, body)
 	id := jsonField(c.t, body, "capture_id")
 	deadline := time.Now().Add(60 * time.Second)
@@ -160,8 +178,10 @@ func randomSecret(t *testing.T) string {
 
 // One run of both deployment modes with every kind of secret Monitor
 // holds: tokens (tenant and admin), the master key, a setting encrypted with
-// it, S3 keys and database passwords. After tenants, tokens, captures,
-// REST calls, a capsule and a snapshot, none of them is in the logs, the
+// it, S3 keys, database passwords and account sessions (added through the
+// CLI and REST, replaced, checked, refused and revoked). After tenants,
+// tokens, accounts, captures, REST calls, a capsule and a snapshot, none of
+// them is in the logs, the
 // command output, the REST responses, the data directory, the capsules or
 // the snapshot (archives unpacked), nor in any row of the PostgreSQL
 // database. Tokens are stored as their SHA-256 digest only.
@@ -171,6 +191,7 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	s3 := testkit.StartS3(t)
 	fx := testkit.NewFxTwitter(t)
 	bot := testkit.NewBotAPI(t)
+	accounts, accountsAddr := serveAccountAdapter(t)
 	c := &leakCorpus{t: t, texts: map[string][]byte{}}
 	masterKey := randomSecret(t)
 	// Not the fake's own token: the bot started with it is refused, so
@@ -185,6 +206,15 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		"the monitor_app password":     storetest.AppPassword,
 		"the database owner password":  randomSecret(t),
 		"the S3 access key (a secret)": s3.AccessKeyID,
+		"a session added on the CLI":   "cli" + randomSecret(t),
+		"a session replacing it":       "cl2" + randomSecret(t),
+		"a session added over REST":    "rst" + randomSecret(t),
+		"a session refused on add":     "bad" + randomSecret(t),
+		"a session of the scale mode":  "scl" + randomSecret(t),
+	}
+	accounts.Expire(secrets["a session refused on add"])
+	session := func(account, what string) string {
+		return "account=" + account + "; handle=leak_" + account + "; token=" + secrets[what]
 	}
 	token := func(name, tok string) string {
 		tok = strings.TrimSpace(tok)
@@ -204,6 +234,7 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		"MONITOR_S3_ACCESS_KEY_ID":     s3.AccessKeyID,
 		"MONITOR_S3_SECRET_ACCESS_KEY": s3.SecretAccessKey,
 		"MONITOR_LOG_LEVEL":            "debug",
+		"MONITOR_ADAPTERS":             "builtin," + accountsAddr,
 	}
 	envWith := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
@@ -228,6 +259,14 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	c.cli(emb, false, "admin", "config", "set", "telegram_token", botToken)
 	c.cli(emb, false, "admin", "config", "set", "fetch_allow_hosts", testkit.FetchAllowHosts)
 	c.cli(emb, false, "capture", posts[0], "--tenant", "alice", "--wait")
+	added := c.cliInput(emb, session("71", "a session added on the CLI"), "account", "add", "--tenant", "alice", "--adapter", "acct")
+	connID := connectionLine.FindStringSubmatch(added)[1]
+	c.cliInput(emb, session("71", "a session replacing it"), "account", "add", "--tenant", "alice", "--adapter", "acct")
+	_, refused, code := cliInput(t, emb, session("71", "a session refused on add"), "account", "add", "--tenant", "alice", "--adapter", "acct")
+	require.Equal(t, 1, code, refused)
+	c.add("refused account add (stderr)", []byte(refused))
+	c.cli(emb, false, "account", "check", connID, "--tenant", "alice")
+	c.cli(emb, false, "account", "list", "--tenant", "alice")
 	c.cli(emb, false, "serve", "--print-config")
 	srv := startProcess(t, emb, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
 	base := srv.addr
@@ -239,6 +278,20 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	require.Contains(t, body, "telegram_token")
 	code, _ = c.rest(base, secrets["a token no one was given"], "GET", "/v1/collections", "")
 	require.Equal(t, http.StatusUnauthorized, code)
+	code, body = c.rest(base, alice, "POST", "/v1/connections", `{"adapter": "acct", "secret": "`+session("72", "a session added over REST")+`"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	restConn := jsonField(t, body, "id")
+	code, body = c.rest(base, alice, "POST", "/v1/connections", `{"adapter": "acct", "secret": "`+session("72", "a session refused on add")+`"}`)
+	require.Equal(t, http.StatusBadRequest, code, body)
+	code, body = c.rest(base, alice, "POST", "/v1/connections/"+restConn+"/check", "")
+	require.Equal(t, http.StatusOK, code, body)
+	protected := testkit.AccountPostURL("4242")
+	c.captureJSON(base, alice, protected, `{"url": "`+protected+`", "connection_id": "`+restConn+`"}`)
+	require.Len(t, accounts.Fetched(), 1, "the capture went through the account")
+	code, body = c.rest(base, alice, "GET", "/v1/connections", "")
+	require.Equal(t, http.StatusOK, code, body)
+	code, body = c.rest(base, alice, "DELETE", "/v1/connections/"+connID, "")
+	require.Equal(t, http.StatusNoContent, code, body)
 	c.stop("embedded serve", srv)
 	c.cli(emb, false, "export", "capsule", "--tenant", "alice", "--include-private", "-o", filepath.Join(work, "capsule"))
 	c.cli(emb, false, "export", "capsule", "--tenant", "alice", "--include-private", "--zip", "-o", filepath.Join(work, "capsule.zip"))
@@ -269,6 +322,7 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	allowFakeMedia(t, scale)
 	c.cli(scale, false, "admin", "tenant", "create", "carol")
 	carol := token("carol's token", c.cli(scale, true, "admin", "token", "create", "--tenant", "carol"))
+	c.cliInput(scale, session("73", "a session of the scale mode"), "account", "add", "--tenant", "carol", "--adapter", "acct")
 	c.cli(scale, false, "admin", "config", "set", "telegram_token", botToken)
 	c.cli(scale, false, "admin", "config", "set", "fetch_allow_hosts", testkit.FetchAllowHosts)
 	srv = startProcess(t, scale, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")

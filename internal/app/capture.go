@@ -110,8 +110,16 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 		return river.JobSnooze(slotWait) // the tenant's slots are busy
 	}
 
+	var credential []byte
+	if c.ConnectionID != nil {
+		// Opened only now, outside any transaction, and never kept.
+		if credential, err = a.fetchCredential(ctx, c); err != nil {
+			return a.captureFailed(ctx, c, err)
+		}
+	}
 	resp, err := a.adapters.Fetch(ctx, c.AdapterID, &adapterv1.FetchRequest{
 		ProviderId: c.Provider,
+		Credential: credential,
 		Target: &adapterv1.Target{
 			Platform: coll.Platform, EntityType: coll.EntityType, ObjectScope: coll.ObjectScope,
 			ExternalId: coll.ExternalID, CanonicalUrl: coll.SourceURL,
@@ -120,6 +128,9 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 		PageSize:   uint32(c.PageSize),
 		Expand:     c.Expand,
 	})
+	if err != nil && c.ConnectionID != nil && isAuthFailure(err) {
+		return a.accountRefused(ctx, c, err)
+	}
 	if err != nil {
 		return a.captureFailed(ctx, c, err)
 	}
@@ -197,6 +208,12 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 		}
 	}
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		if why, err := credentialChanged(ctx, tx, c); err != nil || why != "" {
+			if err != nil {
+				return err
+			}
+			return a.refusedResult(ctx, tx, c, why)
+		}
 		if err := a.moveToCanonical(ctx, tx, c, coll, resp.GetCanonicalTarget()); err != nil {
 			return err
 		}

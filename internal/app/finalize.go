@@ -43,6 +43,12 @@ func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
 		if c.State != store.CaptureDownloading {
 			return nil // finished already, or not fetched
 		}
+		if why, err := credentialChanged(ctx, tx, c); err != nil || why != "" {
+			if err != nil {
+				return err
+			}
+			return a.refusedResult(ctx, tx, c, why)
+		}
 		if n, err := tx.AssetsPending(ctx, id); err != nil || n > 0 {
 			return err
 		}

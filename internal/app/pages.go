@@ -355,7 +355,7 @@ func (a *App) createChild(ctx context.Context, tx *store.Tx, tenant store.Tenant
 		}
 		fresh = a.now().Sub(observed) > time.Duration(t.RefreshAfterSeconds)*time.Second
 	}
-	c, err := a.captureFor(ctx, tx, tenant, coll, r, fresh, captureSpec{Automatic: true, Expand: expandNone})
+	c, err := a.captureFor(ctx, tx, tenant, coll, r, nil, fresh, captureSpec{Automatic: true, Expand: expandNone})
 	if err != nil {
 		return store.Submission{}, err
 	}
@@ -389,7 +389,7 @@ func (a *App) nextPage(ctx context.Context, tx *store.Tx, page store.Submission,
 		spec.PageSize = a.pageSize(0)
 	}
 	r := adapterapi.Resolved{Adapter: pc.AdapterID, Provider: pc.Provider}
-	c, err := a.captureFor(ctx, tx, tenant, coll, r, true, spec)
+	c, err := a.captureFor(ctx, tx, tenant, coll, r, nil, true, spec)
 	if err != nil {
 		return store.Submission{}, err
 	}

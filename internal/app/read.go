@@ -31,7 +31,7 @@ func (a *App) Capture(ctx context.Context, tenantID, captureID uuid.UUID) (Captu
 		return CaptureView{}, err
 	}
 	return CaptureView{ID: c.ID, State: c.State, Error: c.Error, ErrorCode: c.ErrorCode, RevisionID: c.RevisionID, CollectionID: c.CollectionID,
-		CreatedAt: c.CreatedAt, FinishedAt: c.FinishedAt}, nil
+		CreatedAt: c.CreatedAt, FinishedAt: c.FinishedAt, Provider: c.Provider, ConnectionID: c.ConnectionID, CredentialRevision: c.CredentialRevision}, nil
 }
 
 // Collections lists the tenant's saved collections, newest save first.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/google/uuid"
 	"strings"
 	"testing"
 
@@ -55,4 +56,48 @@ func TestCutDetailAndScrub(t *testing.T) {
 	require.Equal(t, `media address "<url>" is not usable`, scrubURLs(`media address "https://pbs.twimg.com/media/a.jpg?name=orig" is not usable`))
 	require.Equal(t, "<url> and <url>", scrubURLs("http://a/b and https://c/d"))
 	require.Equal(t, "no links", scrubURLs("no links"))
+}
+
+func TestCredentialSealing(t *testing.T) {
+	t.Parallel()
+	tenant, record := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	a := &App{masterKey: strings.Repeat("m", 32)}
+	secret := []byte("auth_token=abc; ct0=def")
+	nonce, ct, err := a.sealCredential(tenant, record, secret)
+	require.NoError(t, err)
+	require.Len(t, nonce, 12)
+	require.NotContains(t, string(ct), "auth_token", "sealed")
+	nonce2, ct2, err := a.sealCredential(tenant, record, secret)
+	require.NoError(t, err)
+	require.NotEqual(t, nonce, nonce2, "a fresh nonce each time")
+	require.NotEqual(t, ct, ct2)
+
+	plain, err := a.openCredential(tenant, record, nonce, ct)
+	require.NoError(t, err)
+	require.Equal(t, secret, plain)
+
+	_, err = a.openCredential(uuid.Must(uuid.NewV7()), record, nonce, ct)
+	require.ErrorContains(t, err, "does not open", "bound to its tenant")
+	_, err = a.openCredential(tenant, uuid.Must(uuid.NewV7()), nonce, ct)
+	require.ErrorContains(t, err, "does not open", "bound to its record")
+
+	settings, err := newSecretBox(a.masterKey, settingsPurpose)
+	require.NoError(t, err)
+	_, err = settings.openBytes(nonce, ct, credentialAAD(tenant, record))
+	require.Error(t, err, "the settings key does not open credentials")
+
+	wrong := &App{masterKey: strings.Repeat("w", 32)}
+	_, err = wrong.openCredential(tenant, record, nonce, ct)
+	require.ErrorContains(t, err, "MONITOR_MASTER_KEY")
+	none := &App{}
+	_, _, err = none.sealCredential(tenant, record, secret)
+	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorContains(t, err, "MONITOR_MASTER_KEY is not set")
+	_, err = none.openCredential(tenant, record, nonce, ct)
+	require.ErrorContains(t, err, "MONITOR_MASTER_KEY is not set")
+	short := &App{masterKey: "k3y"}
+	_, _, err = short.sealCredential(tenant, record, secret)
+	require.ErrorContains(t, err, "at least 16")
+	_, err = a.openCredential(tenant, record, nonce[:4], ct)
+	require.ErrorContains(t, err, "damaged")
 }

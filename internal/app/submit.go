@@ -80,11 +80,18 @@ func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, erro
 	if err := a.checkExpansion(req, resolved); err != nil {
 		return SubmitResult{}, err
 	}
+	var conn *store.Connection
+	if req.ConnectionID != uuid.Nil {
+		if conn, err = a.submitConnection(ctx, req, resolved); err != nil {
+			return SubmitResult{}, err
+		}
+		resolved.Provider = conn.Provider
+	}
 	settings, err := a.Settings(ctx)
 	if err != nil {
 		return SubmitResult{}, err
 	}
-	res, err := a.submitResolved(ctx, req, resolved, settings.Timezone)
+	res, err := a.submitResolved(ctx, req, resolved, conn, settings.Timezone)
 	if errors.Is(err, store.ErrConflict) && req.IdemKey != "" {
 		// Another request with the same key won the race.
 		return a.submissionByIdemKey(ctx, req)
@@ -112,7 +119,7 @@ func (a *App) submissionByIdemKey(ctx context.Context, req SubmitRequest) (Submi
 	return res, err
 }
 
-func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterapi.Resolved, tz *time.Location) (SubmitResult, error) {
+func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterapi.Resolved, conn *store.Connection, tz *time.Location) (SubmitResult, error) {
 	t := r.Target
 	now := a.now().UTC()
 	var (
@@ -128,7 +135,7 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if err := checkLimits(ctx, tx, tenant, tz, now); err != nil {
 			return err
 		}
-		coll, _, err := tx.CollectionGetOrInsert(ctx, store.Collection{
+		want := store.Collection{
 			ID:          PublicCollectionID(t.GetPlatform(), t.GetEntityType(), t.GetObjectScope(), t.GetExternalId()),
 			TenantID:    tenant.ID,
 			Visibility:  store.Public,
@@ -140,7 +147,11 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 			ExternalID:  t.GetExternalId(),
 			AdapterID:   r.Adapter,
 			SourceURL:   t.GetCanonicalUrl(),
-		})
+		}
+		if conn != nil {
+			want = accountCollection(tenant.ID, r)
+		}
+		coll, _, err := tx.CollectionGetOrInsert(ctx, want)
 		if err != nil {
 			return err
 		}
@@ -158,7 +169,7 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		}
 
 		spec := a.firstPage(req, r)
-		capture, err := a.captureFor(ctx, tx, tenant, coll, r, req.Refresh || r.RefreshOnSubmit || spec.expands(), spec)
+		capture, err := a.captureFor(ctx, tx, tenant, coll, r, conn, req.Refresh || r.RefreshOnSubmit || spec.expands(), spec)
 		if err != nil {
 			return err
 		}
@@ -191,6 +202,11 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		}
 		if _, err := tx.TenantCollectionSave(ctx, tenant.ID, coll.ID); err != nil {
 			return err
+		}
+		if conn != nil {
+			if err := tx.TenantCollectionSetRefreshConnection(ctx, tenant.ID, coll.ID, conn.ID); err != nil {
+				return err
+			}
 		}
 		if capture.State == store.CaptureComplete && capture.CollectionID == coll.ID && coll.Visibility == store.Public {
 			// Archived already: the fetched public post takes the place
@@ -251,9 +267,15 @@ func captureEnded(state string) bool {
 // its job. An automatic submission also joins a capture a person asked
 // for; a person's never joins or reuses an automatic one, which did not
 // list what a person's expansion needs.
-func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant, coll store.Collection, r adapterapi.Resolved, fresh bool, spec captureSpec) (store.Capture, error) {
+func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant, coll store.Collection, r adapterapi.Resolved, conn *store.Connection, fresh bool, spec captureSpec) (store.Capture, error) {
 	key := store.CaptureKey{CollectionID: coll.ID, Provider: r.Provider, PageCursor: spec.PageCursor, Expand: spec.Expand, PageSize: spec.PageSize,
 		Automatic: spec.Automatic}
+	var credRev *int
+	if conn != nil {
+		// An account's capture is joined only by captures of the same
+		// account and credential.
+		key.ConnectionID, credRev = &conn.ID, &conn.CredentialRevision
+	}
 	keys := []store.CaptureKey{key}
 	if spec.Automatic {
 		// A person's plain capture of the same target serves as well.
@@ -261,6 +283,11 @@ func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant,
 	}
 	for _, k := range keys {
 		c, err := tx.CaptureInFlight(ctx, k)
+		if err == nil && credRev != nil && (c.CredentialRevision == nil || *c.CredentialRevision != *credRev) {
+			// In flight with a credential replaced since: it cannot keep
+			// its result, and a second one may not run beside it.
+			return store.Capture{}, errorf(ErrConflict, "a capture of this post with the account's previous credential is still running; send the link again once it has ended")
+		}
 		if err == nil {
 			return c, nil
 		}
@@ -278,17 +305,19 @@ func (a *App) captureFor(ctx context.Context, tx *store.Tx, tenant store.Tenant,
 		}
 	}
 	c, err := tx.CaptureInsert(ctx, store.Capture{
-		CollectionID: coll.ID,
-		TenantID:     tenant.ID,
-		Visibility:   coll.Visibility,
-		DataScope:    coll.DataScope,
-		AccessScope:  coll.AccessScope,
-		AdapterID:    r.Adapter,
-		Provider:     r.Provider,
-		Automatic:    spec.Automatic,
-		PageCursor:   spec.PageCursor,
-		Expand:       spec.Expand,
-		PageSize:     spec.PageSize,
+		CollectionID:       coll.ID,
+		TenantID:           tenant.ID,
+		Visibility:         coll.Visibility,
+		DataScope:          coll.DataScope,
+		AccessScope:        coll.AccessScope,
+		AdapterID:          r.Adapter,
+		Provider:           r.Provider,
+		Automatic:          spec.Automatic,
+		ConnectionID:       key.ConnectionID,
+		CredentialRevision: credRev,
+		PageCursor:         spec.PageCursor,
+		Expand:             spec.Expand,
+		PageSize:           spec.PageSize,
 	})
 	if err != nil {
 		return store.Capture{}, err
@@ -309,7 +338,17 @@ func (a *App) Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, ide
 	if err != nil {
 		return SubmitResult{}, err
 	}
-	return a.Submit(ctx, SubmitRequest{TenantID: tenantID, URL: sc.SourceURL, IdemKey: idemKey, Refresh: true})
+	// What was archived through an account is read through it again,
+	// never silently through the public provider.
+	conn, err := a.store.TenantCollectionRefreshConnection(ctx, tenantID, collectionID)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	req := SubmitRequest{TenantID: tenantID, URL: sc.SourceURL, IdemKey: idemKey, Refresh: true}
+	if conn != nil {
+		req.ConnectionID = *conn
+	}
+	return a.Submit(ctx, req)
 }
 
 // checkQuota refuses a new save when, with the collection's current

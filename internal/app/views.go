@@ -34,6 +34,9 @@ type SubmitRequest struct {
 	// Expand asks for more than the target: "thread" archives the
 	// author's thread around a post ("": nothing more).
 	Expand string
+	// ConnectionID captures through one of the tenant's accounts
+	// (uuid.Nil: the adapter's public provider); the result is private.
+	ConnectionID uuid.UUID
 
 	// ChannelID and IdentityID say which channel user sent the link
 	// (uuid.Nil: REST, CLI or web). A channel submission gets a deliver
@@ -64,6 +67,12 @@ type CaptureView struct {
 	CollectionID uuid.UUID  `json:"collection_id"`
 	CreatedAt    time.Time  `json:"created_at"`
 	FinishedAt   *time.Time `json:"finished_at,omitempty"`
+	// Provider, ConnectionID and CredentialRevision are what the capture
+	// ran with: the adapter's provider, and the account and its
+	// credential's revision when it ran through an account.
+	Provider           string     `json:"provider"`
+	ConnectionID       *uuid.UUID `json:"connection_id,omitempty"`
+	CredentialRevision *int       `json:"credential_revision,omitempty"`
 }
 
 // MediaView is one display media of a revision. URL is filled by the

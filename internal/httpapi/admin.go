@@ -30,7 +30,7 @@ func (d Deps) adminRoutes() []route {
 	return append(d.tenantAdminRoutes(), d.opsAdminRoutes()...)
 }
 
-// actor names an admin request's principal in the audit log.
+// actor names a request's principal in the audit log.
 func actor(r *http.Request) string {
 	p := principal(r)
 	return "token:" + p.TokenID.String() + " (" + p.TenantName + ")"

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/monitorhq/monitor/internal/app"
 )
 
@@ -14,6 +16,8 @@ type submitBody struct {
 	// batch of pages; Expand "thread" archives a post's thread.
 	Limit  *int   `json:"limit"`
 	Expand string `json:"expand"`
+	// ConnectionID captures through one of the tenant's accounts.
+	ConnectionID *string `json:"connection_id"`
 }
 
 // submit archives a link: POST /v1/captures.
@@ -39,6 +43,14 @@ func (d Deps) submit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		req.Limit = *body.Limit
+	}
+	if body.ConnectionID != nil {
+		id, err := uuid.Parse(*body.ConnectionID)
+		if err != nil || len(*body.ConnectionID) != 36 {
+			d.writeError(w, r, requestErrorf(app.ErrInvalid, "connection_id must be the id of one of your connections (GET /v1/connections), not %q", clipped(*body.ConnectionID)))
+			return
+		}
+		req.ConnectionID = id
 	}
 	res, err := d.App.Submit(r.Context(), req)
 	if err != nil {
@@ -68,4 +80,12 @@ func (d Deps) capture(w http.ResponseWriter, r *http.Request) {
 func writeAccepted(w http.ResponseWriter, res app.SubmitResult) {
 	w.Header().Set("Location", "/v1/captures/"+res.CaptureID.String())
 	writeJSON(w, http.StatusAccepted, res)
+}
+
+// clipped shortens what a request sent for an error message.
+func clipped(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }

@@ -54,6 +54,8 @@ type Service interface {
 	Adapters() []app.AdapterView
 	// Watched sources (watches.go).
 	watchService
+	// A tenant's accounts (connections.go).
+	connectionService
 }
 
 // Deps is what the HTTP surface needs from the rest of core.
@@ -126,7 +128,7 @@ func (d Deps) routes() []route {
 		{http.MethodGet, "/v1/media/{sha256}", bearer, d.media},
 		{http.MethodGet, "/v1/usage", bearer, d.usage},
 		{http.MethodGet, "/v1/adapters", bearer, d.adapters},
-	}, append(d.watchRoutes(), d.adminRoutes()...)...)
+	}, append(append(d.watchRoutes(), d.connectionRoutes()...), d.adminRoutes()...)...)
 }
 
 // NewHandler returns the HTTP handler with every route registered. Without

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -17,6 +19,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
+
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
+	"github.com/monitorhq/monitor/internal/adapterapi"
+	"github.com/monitorhq/monitor/internal/config"
+	"github.com/monitorhq/monitor/internal/testkit"
 )
 
 // contractDocURL names openapi.json for the schema compiler; its $refs
@@ -300,7 +307,12 @@ func (c *contract) doRaw(t *testing.T, rc *restCore, token, method, path, body s
 // running core, answers good and bad, and checks each answer against the
 // document: zero violations, and no operation left uncalled.
 func TestContractEveryOperation(t *testing.T) {
-	rc := newRESTCore(t)
+	accounts := testkit.NewAccountAdapter()
+	accountsAddr := serveAdapter(t, accounts)
+	rc := newRESTCore(t, func(cfg *config.Config) {
+		cfg.Adapters.Addrs = append(cfg.Adapters.Addrs, accountsAddr)
+		cfg.MasterKey = "contract-test-master-key-0123456789"
+	})
 	c := newContract(t, rc)
 	user := rc.tenant(t, "alice", nil)
 	_, err := rc.core.App().CreateTenant(context.Background(), "test", "root", nil)
@@ -463,6 +475,26 @@ func TestContractEveryOperation(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, c.do(t, rc, user, "DELETE", "/v1/watches/"+wid, nil).status)
 	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "DELETE", "/v1/watches/"+wid, nil).status)
 
+	// Accounts: add (new, replaced, refused), list, check, a capture
+	// through one, revoke.
+	require.Equal(t, http.StatusBadRequest, c.do(t, rc, user, "POST", "/v1/connections", map[string]string{"adapter": "acct", "secret": "account=1"}).status)
+	conn := c.do(t, rc, user, "POST", "/v1/connections", map[string]string{"adapter": "acct", "secret": "account=1;handle=h;token=contract"})
+	require.Equal(t, http.StatusCreated, conn.status, string(conn.body))
+	connID := conn.json(t)["id"].(string)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "POST", "/v1/connections", map[string]string{"adapter": "acct", "secret": "account=1;handle=h;token=contract2"}).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "GET", "/v1/connections", nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "POST", "/v1/connections/"+connID+"/check", nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "POST", "/v1/connections/"+missing+"/check", nil).status)
+	acap := c.do(t, rc, user, "POST", "/v1/captures", map[string]string{"url": testkit.AccountPostURL("1"), "connection_id": connID})
+	require.Equal(t, http.StatusAccepted, acap.status, string(acap.body))
+	rc.core.WaitEnded(t, uuid.MustParse(acap.json(t)["capture_id"].(string)))
+	got := c.do(t, rc, user, "GET", "/v1/captures/"+acap.json(t)["capture_id"].(string), nil)
+	require.Equal(t, http.StatusOK, got.status)
+	require.Equal(t, connID, got.json(t)["connection_id"])
+	require.Equal(t, http.StatusNoContent, c.do(t, rc, user, "DELETE", "/v1/connections/"+connID, nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "DELETE", "/v1/connections/"+missing, nil).status)
+	require.Equal(t, http.StatusConflict, c.do(t, rc, user, "POST", "/v1/connections/"+connID+"/check", nil).status)
+
 	// A 405 belongs to no operation; it must still be the documented answer.
 	wrong := rc.do(t, user, "PUT", "/v1/usage", nil)
 	require.Equal(t, http.StatusMethodNotAllowed, wrong.status)
@@ -499,4 +531,17 @@ func TestContractCatchesDifferences(t *testing.T) {
 	require.Contains(t, c.violations[2], "header Retry-After")
 	require.Contains(t, c.violations[3], "at '/limit': value must be one of")
 	require.Contains(t, c.violations[4], "media type text/html is not documented")
+}
+
+// serveAdapter serves an adapter over gRPC on a loopback port until the
+// test ends, as an external adapter (MONITOR_ADAPTERS) is served.
+func serveAdapter(t *testing.T, ad adapterv1.AdapterServer) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	lis, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- adapterapi.Serve(ctx, lis, ad, slog.New(slog.DiscardHandler)) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return lis.Addr().String()
 }

@@ -19,7 +19,10 @@ type Capture struct {
 	AdapterID    string
 	Provider     string
 	ConnectionID *uuid.UUID
-	State        string
+	// CredentialRevision is the revision of the connection's credential
+	// the capture runs with (nil without a connection).
+	CredentialRevision *int
+	State              string
 	// Staged is the fetched content awaiting finalize (nil: not fetched).
 	Staged      []byte
 	Error       string
@@ -55,7 +58,7 @@ const (
 
 const captureColumns = `id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
 	connection_id, state, staged_json, error, attempts, revision_id, started_at, finished_at, created_at, updated_at, adapter_version,
-	error_code, automatic, page_cursor, next_page_cursor, expand, page_size`
+	error_code, automatic, page_cursor, next_page_cursor, expand, page_size, credential_revision`
 
 func scanCapture(row interface{ Scan(...any) error }) (Capture, error) {
 	var c Capture
@@ -63,10 +66,15 @@ func scanCapture(row interface{ Scan(...any) error }) (Capture, error) {
 	var staged sql.NullString
 	var started, finished sql.NullTime
 	var cursor, next sql.NullString
+	var credRev sql.NullInt64
 	err := row.Scan(&c.ID, &c.CollectionID, &c.TenantID, &c.Visibility, &c.DataScope, &c.AccessScope, &c.AdapterID,
 		&c.Provider, &conn, &c.State, &staged, &c.Error, &c.Attempts, &rev, &started, &finished, &c.CreatedAt, &c.UpdatedAt, &c.AdapterVers,
-		&c.ErrorCode, &c.Automatic, &cursor, &next, &c.Expand, &c.PageSize)
+		&c.ErrorCode, &c.Automatic, &cursor, &next, &c.Expand, &c.PageSize, &credRev)
 	c.PageCursor, c.NextPageCursor = cursor.String, next.String
+	if credRev.Valid {
+		n := int(credRev.Int64)
+		c.CredentialRevision = &n
+	}
 	if conn.Valid {
 		c.ConnectionID = &conn.UUID
 	}
@@ -95,10 +103,10 @@ func (tx *Tx) CaptureInsert(ctx context.Context, c Capture) (Capture, error) {
 	c.UpdatedAt = c.CreatedAt
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO captures (id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id,
-			connection_id, state, created_at, updated_at, automatic, page_cursor, expand, page_size)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15)`,
+			connection_id, state, created_at, updated_at, automatic, page_cursor, expand, page_size, credential_revision)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15, $16)`,
 		c.ID, c.CollectionID, c.TenantID, c.Visibility, c.DataScope, c.AccessScope, c.AdapterID, c.Provider,
-		nullUUID(c.ConnectionID), c.State, c.CreatedAt, c.Automatic, nullString(c.PageCursor), c.Expand, c.PageSize)
+		nullUUID(c.ConnectionID), c.State, c.CreatedAt, c.Automatic, nullString(c.PageCursor), c.Expand, c.PageSize, nullIntOf(c.CredentialRevision))
 	return c, wrap(tx.d, "insert capture", err)
 }
 
@@ -225,6 +233,13 @@ func (tx *Tx) CaptureFinish(ctx context.Context, id uuid.UUID, state string, rev
 	return wrap(tx.d, "finish capture", err)
 }
 
+func nullIntOf(v *int) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}
+
 func nullUUID(id *uuid.UUID) any {
 	if id == nil {
 		return nil
@@ -242,4 +257,11 @@ func (tx *Tx) CaptureLock(ctx context.Context, id uuid.UUID) error {
 	}
 	_, err := tx.tx.ExecContext(ctx, q, id)
 	return wrap(tx.d, "lock capture", err)
+}
+
+// CaptureSetCredentialRevision records the revision of its connection's
+// credential a capture fetches with.
+func (tx *Tx) CaptureSetCredentialRevision(ctx context.Context, id uuid.UUID, revision int) error {
+	_, err := tx.tx.ExecContext(ctx, `UPDATE captures SET credential_revision = $2, updated_at = $3 WHERE id = $1`, id, revision, tx.now())
+	return wrap(tx.d, "set capture credential revision", err)
 }

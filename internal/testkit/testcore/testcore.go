@@ -64,6 +64,9 @@ type Options struct {
 	// sign-in); zero means 127.0.0.1:8080 and none.
 	HTTPAddr      string
 	TelegramToken string
+	// MasterKey is app.Deps' (MONITOR_MASTER_KEY): "" means none, so
+	// accounts and secret settings are refused.
+	MasterKey string
 	// Adapters are served beside the built-in ones, e.g. a third party's
 	// adapter that misbehaves.
 	Adapters []adapterv1.AdapterServer
@@ -136,7 +139,7 @@ func New(t testing.TB, o Options) *Core {
 		o.HTTPAddr = "127.0.0.1:8080"
 	}
 	deps := app.Deps{Store: c.Store, Blob: c.Blob, Log: log, Limits: o.Limits, Hooks: c.Hooks(),
-		HTTPAddr: o.HTTPAddr, TelegramToken: o.TelegramToken}
+		HTTPAddr: o.HTTPAddr, TelegramToken: o.TelegramToken, MasterKey: o.MasterKey}
 	if o.NoAdapters {
 		c.App = app.New(deps)
 		return c

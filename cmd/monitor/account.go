@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/config"
+	"github.com/monitorhq/monitor/internal/runtime"
+)
+
+// maxSecretRead bounds what account add reads; app refuses more than
+// 64 KiB with the reason, so one byte past it is enough to tell.
+const maxSecretRead = 64<<10 + 1
+
+// newAccountCmd is `monitor account`: a tenant's own accounts on upstream
+// platforms.
+func newAccountCmd(d *deps) *cobra.Command {
+	account := &cobra.Command{
+		Use:   "account",
+		Short: "A tenant's own accounts on platforms: add, list, check, revoke",
+		Long: `A tenant connects its own account on a platform so that what only that account
+can see is archived, privately. The adapter's account provider turns what the
+platform's sign-in gave you (e.g. cookies) into its credential and checks it;
+Monitor stores it encrypted with MONITOR_MASTER_KEY and never shows it again.
+
+Adding needs MONITOR_MASTER_KEY (at least 16 random characters, e.g. from
+` + "`openssl rand -base64 32`" + `), the same key every later use of the account needs.`,
+		Args: cobra.NoArgs,
+	}
+	account.AddCommand(newAccountAddCmd(d), newAccountListCmd(d), newAccountCheckCmd(d), newAccountRevokeCmd(d))
+	return account
+}
+
+func newAccountAddCmd(d *deps) *cobra.Command {
+	var tenant, adapter, provider, secretFile string
+	cmd := &cobra.Command{
+		Use:   "add --tenant NAME --adapter ID [--provider P] [--secret-file PATH]",
+		Short: "Connect an account: the secret is read from standard input or a file",
+		Long: `Connect one of the tenant's accounts. The secret (what the platform's sign-in
+gave you) is read from standard input, or from --secret-file, and never from an
+argument, so it stays out of shell history and process lists. The adapter
+checks it with the platform before anything is stored; a refusal says which
+part is missing or wrong and leaves an existing credential as it was.
+
+Adding the same account again replaces its credential: the connection keeps
+its id and its credential revision goes up by one. The tenant's first account
+of an adapter becomes its default one.`,
+		Example: `  monitor account add --tenant alice --adapter x < cookies.txt
+  monitor account add --tenant alice --adapter x --secret-file ~/x-cookies.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			secret, err := d.readSecret(secretFile)
+			if err != nil {
+				return err
+			}
+			return d.withEngine(cmd, func(a *app.App) error {
+				t, err := a.TenantByName(cmd.Context(), tenant)
+				if err != nil {
+					return err
+				}
+				res, err := a.AddConnection(cmd.Context(), app.AddConnectionRequest{TenantID: t.ID, Adapter: adapter, Provider: provider,
+					Secret: secret, Actor: app.ActorCLI})
+				if err != nil {
+					return err
+				}
+				how := "added"
+				if res.Replaced {
+					how = "credential replaced"
+				}
+				c := res.Connection
+				d.printf("connection %s: %s/%s account %s %s, %s, credential revision %d (%s)\n",
+					c.ID, c.Adapter, c.Provider, c.AccountID, handleOf(c.Handle), c.Status, c.CredentialRevision, how)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant whose account it is (required)")
+	cmd.Flags().StringVar(&adapter, "adapter", "", "the adapter's id, e.g. x (required)")
+	cmd.Flags().StringVar(&provider, "provider", "", "one of the adapter's account providers (default: its default one)")
+	cmd.Flags().StringVar(&secretFile, "secret-file", "", "read the secret from this file instead of standard input")
+	_ = cmd.MarkFlagRequired("tenant")
+	_ = cmd.MarkFlagRequired("adapter")
+	config.RegisterFlags(cmd.Flags(), "adapters", "fxtwitter-url", "tme-url")
+	return cmd
+}
+
+// readSecret reads the secret from a file, or from standard input (with a
+// prompt on the terminal).
+func (d *deps) readSecret(file string) ([]byte, error) {
+	var r io.Reader = d.stdin
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--secret-file: %w", err)}
+		}
+		defer f.Close()
+		r = f
+	} else if f, ok := d.stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintln(d.stderr, "Paste the secret, then press Enter and Ctrl-D:")
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxSecretRead))
+	if err != nil {
+		return nil, fmt.Errorf("read the secret: %w", err)
+	}
+	// A trailing newline is the shell's or the editor's, not the secret's.
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b, nil
+}
+
+// withEngine runs fn with a business layer that reaches the adapters (the
+// built-in ones and MONITOR_ADAPTERS), without working the queue.
+func (d *deps) withEngine(cmd *cobra.Command, fn func(a *app.App) error) error {
+	cfg, err := d.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	e, err := runtime.OpenEngine(cmd.Context(), cfg, d.logger(cfg))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), runtime.StopTimeout)
+		defer cancel()
+		_ = e.Stop(sctx)
+	}()
+	return fn(e.App())
+}
+
+func handleOf(h string) string {
+	if h == "" {
+		return "(no handle)"
+	}
+	return "@" + h
+}
+
+func newAccountListCmd(d *deps) *cobra.Command {
+	var tenant, adapter string
+	cmd := &cobra.Command{
+		Use:     "list --tenant NAME [--adapter ID]",
+		Short:   "List a tenant's accounts, revoked ones included",
+		Example: `  monitor account list --tenant alice`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return d.withApp(cmd, func(a *app.App) error {
+				t, err := a.TenantByName(cmd.Context(), tenant)
+				if err != nil {
+					return err
+				}
+				list, err := a.Connections(cmd.Context(), t.ID)
+				if err != nil {
+					return err
+				}
+				rows := [][]string{}
+				for _, c := range list {
+					if adapter != "" && c.Adapter != adapter {
+						continue
+					}
+					checked := "-"
+					if c.CheckedAt != nil {
+						checked = c.CheckedAt.UTC().Format(time.RFC3339)
+					}
+					def := ""
+					if c.Default {
+						def = "yes"
+					}
+					rows = append(rows, []string{c.ID.String(), c.Adapter, c.Provider, c.AccountID, orDash(c.Handle), c.Status,
+						strconv.Itoa(c.CredentialRevision), orDash(def), checked})
+				}
+				return d.table("ID\tADAPTER\tPROVIDER\tACCOUNT\tHANDLE\tSTATUS\tREVISION\tDEFAULT\tCHECKED", rows)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant (required)")
+	cmd.Flags().StringVar(&adapter, "adapter", "", "only accounts of this adapter")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}
+
+// connectionArg is the connection id argument.
+func connectionArg(cmd *cobra.Command, arg string) (uuid.UUID, error) {
+	id, err := uuid.Parse(arg)
+	if err != nil {
+		return uuid.Nil, usageError{fmt.Errorf("%s: %q is not a connection id; `monitor account list --tenant NAME` shows them", cmd.CommandPath(), arg)}
+	}
+	return id, nil
+}
+
+func newAccountCheckCmd(d *deps) *cobra.Command {
+	var tenant string
+	cmd := &cobra.Command{
+		Use:   "check ID --tenant NAME",
+		Short: "Ask the platform whether an account's credential still works",
+		Long: `Ask the platform whether the account's stored credential still works. A
+refusal marks the account reauth_required (exit code 1): add it again with
+monitor account add. A rate limit or a fault of the platform changes nothing.`,
+		Example: `  monitor account check 0193f6c2-7d1e-7b2a-9c3e-5f4a1b2c3d4e --tenant alice`,
+		Args:    exactArgs(1, "the connection ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := connectionArg(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			return d.withEngine(cmd, func(a *app.App) error {
+				t, err := a.TenantByName(cmd.Context(), tenant)
+				if err != nil {
+					return err
+				}
+				res, err := a.CheckConnection(cmd.Context(), t.ID, id)
+				if err != nil {
+					return err
+				}
+				c := res.Connection
+				d.printf("connection %s: %s/%s account %s %s, %s\n", c.ID, c.Adapter, c.Provider, c.AccountID, handleOf(c.Handle), c.Status)
+				if !res.OK {
+					return exitError{code: 1, msg: "the platform refused the credential: " + res.Message + "; add the account again"}
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant (required)")
+	_ = cmd.MarkFlagRequired("tenant")
+	config.RegisterFlags(cmd.Flags(), "adapters", "fxtwitter-url", "tme-url")
+	return cmd
+}
+
+func newAccountRevokeCmd(d *deps) *cobra.Command {
+	var tenant string
+	cmd := &cobra.Command{
+		Use:   "revoke ID --tenant NAME",
+		Short: "Delete an account's credential; the account stays listed as revoked",
+		Long: `Delete the account's stored credential. The connection stays, revoked, so the
+captures made with it keep their trail; adding the account again brings it
+back.`,
+		Example: `  monitor account revoke 0193f6c2-7d1e-7b2a-9c3e-5f4a1b2c3d4e --tenant alice`,
+		Args:    exactArgs(1, "the connection ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := connectionArg(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			return d.withApp(cmd, func(a *app.App) error {
+				t, err := a.TenantByName(cmd.Context(), tenant)
+				if err != nil {
+					return err
+				}
+				c, err := a.RevokeConnection(cmd.Context(), t.ID, id, app.ActorCLI)
+				if errors.Is(err, app.ErrNotFound) {
+					return fmt.Errorf("tenant %s has no connection %s", tenant, id)
+				}
+				if err != nil {
+					return err
+				}
+				d.printf("connection %s: %s/%s account %s, revoked; its credential is deleted\n", c.ID, c.Adapter, c.Provider, c.AccountID)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant (required)")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}
