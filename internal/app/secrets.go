@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-
-	"github.com/monitorhq/monitor/internal/config"
 )
 
 // Purposes of keys derived from the master key: each use gets its own key,
@@ -22,7 +20,7 @@ import (
 //
 // The master key (MONITOR_MASTER_KEY or MONITOR_MASTER_KEY_FILE) is text of
 // at least 16 random characters, e.g. `openssl rand -base64 32`; a shorter
-// one is refused with that advice (config.CheckMasterKey). It is never stored: HKDF-SHA256 derives
+// one is refused with that advice. It is never stored: HKDF-SHA256 derives
 // one AES-256 key per purpose from it, and AES-256-GCM seals each value
 // under a random 96-bit nonce, bound by its AAD to what it is.
 const (
@@ -39,6 +37,10 @@ const credentialKeyVersion = 1
 // followed by the ciphertext, base64 (standard, padded).
 const sealedPrefix = "v1:"
 
+// minMasterKeyLen is the shortest master key accepted. HKDF does not
+// stretch a weak key, so a short one would make the ciphertext guessable.
+const minMasterKeyLen = 16
+
 // errNoMasterKey is why nothing can be sealed or opened.
 var errNoMasterKey = errors.New("no master key")
 
@@ -54,10 +56,9 @@ func newSecretBox(masterKey, purpose string) (*secretBox, error) {
 	if masterKey == "" {
 		return nil, errNoMasterKey
 	}
-	// config refuses a short key at start; a business layer built
-	// without config (tests, tools) is held to the same rule here.
-	if err := config.CheckMasterKey(masterKey); err != nil {
-		return nil, err
+	if len(masterKey) < minMasterKeyLen {
+		return nil, fmt.Errorf("MONITOR_MASTER_KEY is %d characters; use at least %d random ones, e.g. from `openssl rand -base64 32`",
+			len(masterKey), minMasterKeyLen)
 	}
 	key, err := hkdf.Key(sha256.New, []byte(masterKey), nil, purpose, 32)
 	if err != nil {
