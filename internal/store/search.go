@@ -434,10 +434,9 @@ func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, t
 	if len(terms) > 0 && s.searchDrive == 0 && len(q.Rank) == 0 {
 		// Few matches (a rare word, a word found nowhere): read them from
 		// the index, as SQLite does; many: walk the newest saves.
-		cb := &searchBuilder{d: b.d}
 		var n int
-		err := qr.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM search_docs sd WHERE `+cb.pgMatches(terms)+
-			` LIMIT `+itoa(searchDriveLimit)+`) m`, cb.args...).Scan(&n)
+		err := qr.QueryRowContext(ctx, `SELECT count(*) FROM monitor_search_match_all($1::text[], $2)`,
+			pgPatterns(terms), searchDriveLimit).Scan(&n)
 		if err != nil {
 			return err
 		}
@@ -460,15 +459,20 @@ func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, t
 }
 
 // pgMatches is the condition that a document (sd) contains every one of
-// terms, answered through the trigram index by monitor_search_match
-// (migrations/postgres/0017_search_match.sql), which filters as the
-// row-level security policy does.
+// terms, answered through the trigram index by monitor_search_match_all
+// (migrations/postgres/0020_search_match_all.sql) in one query over all
+// of them, which filters as the row-level security policy does.
 func (b *searchBuilder) pgMatches(terms []string) string {
-	conds := make([]string, len(terms))
+	return `sd.revision_id IN (SELECT monitor_search_match_all(` + b.arg(pgPatterns(terms)) + `::text[], NULL))`
+}
+
+// pgPatterns are the LIKE patterns of terms: each anywhere in a document.
+func pgPatterns(terms []string) []string {
+	patterns := make([]string, len(terms))
 	for i, t := range terms {
-		conds[i] = `sd.revision_id IN (SELECT monitor_search_match(` + b.arg("%"+likeEscape(t)+"%") + `))`
+		patterns[i] = "%" + likeEscape(t) + "%"
 	}
-	return strings.Join(conds, " AND ")
+	return patterns
 }
 
 // scanSearch runs a search's query and reads its rows.
