@@ -3,14 +3,12 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
-	"github.com/monitorhq/monitor/internal/httpapi"
 	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
@@ -28,15 +26,7 @@ func TestConnectionRoutes(t *testing.T) {
 			fake := testkit.NewAccountAdapter()
 			c := testcore.New(t, testcore.Options{DB: d, NoStart: true, MasterKey: "rest-accounts-master-key-0123456789",
 				Adapters: []adapterv1.AdapterServer{fake}})
-			ctx := context.Background()
-			c.Tenant(t, "alice", nil)
-			c.Tenant(t, "bob", nil)
-			alice, _, err := c.App.CreateToken(ctx, "test", "alice", "laptop", false)
-			require.NoError(t, err)
-			bob, _, err := c.App.CreateToken(ctx, "test", "bob", "laptop", false)
-			require.NoError(t, err)
-			srv := httptest.NewServer(httpapi.NewHandler(httpapi.Deps{App: c.App, Log: storetest.Logger(t)}))
-			t.Cleanup(srv.Close)
+			srv, alice, bob := twoTenants(t, c)
 			do := func(token, method, path, body string) (int, map[string]any) {
 				t.Helper()
 				return callJSON(t, srv, token, method, path, body)
@@ -135,15 +125,9 @@ func TestCaptureWithConnectionID(t *testing.T) {
 			fake := testkit.NewAccountAdapter()
 			c := testcore.New(t, testcore.Options{DB: d, MasterKey: "rest-accounts-master-key-0123456789",
 				Adapters: []adapterv1.AdapterServer{fake}})
-			ctx := context.Background()
-			aliceID := c.Tenant(t, "alice", nil)
-			c.Tenant(t, "bob", nil)
-			alice, _, err := c.App.CreateToken(ctx, "test", "alice", "laptop", false)
+			srv, alice, bob := twoTenants(t, c)
+			tn, err := c.App.TenantByName(context.Background(), "alice")
 			require.NoError(t, err)
-			bob, _, err := c.App.CreateToken(ctx, "test", "bob", "laptop", false)
-			require.NoError(t, err)
-			srv := httptest.NewServer(httpapi.NewHandler(httpapi.Deps{App: c.App, Log: storetest.Logger(t)}))
-			t.Cleanup(srv.Close)
 			status, conn := callJSON(t, srv, alice, http.MethodPost, "/v1/connections", `{"adapter": "acct", "secret": "account=1001;token=rest-cap"}`)
 			require.Equal(t, http.StatusCreated, status, conn)
 			id := conn["id"].(string)
@@ -158,7 +142,7 @@ func TestCaptureWithConnectionID(t *testing.T) {
 			status, res := callJSON(t, srv, alice, http.MethodPost, "/v1/captures", `{"url": "`+post+`", "connection_id": "`+id+`"}`)
 			require.Equal(t, http.StatusAccepted, status, res)
 			captureID := res["capture_id"].(string)
-			v := c.WaitCapture(t, aliceID, uuid.MustParse(captureID))
+			v := c.WaitCapture(t, tn.ID, uuid.MustParse(captureID))
 			require.Equal(t, "complete", v.State, v.Error)
 			status, got := callJSON(t, srv, alice, http.MethodGet, "/v1/captures/"+captureID, "")
 			require.Equal(t, http.StatusOK, status)

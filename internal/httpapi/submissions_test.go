@@ -33,16 +33,8 @@ func pagesLimits() app.Limits {
 func TestSubmissionRoutes(t *testing.T) {
 	t.Parallel()
 	testcore.Each(t, testcore.Options{Limits: pagesLimits()}, func(t *testing.T, c *testcore.Core) {
-		ctx := context.Background()
 		tl := c.FX.AddTextTimeline("rest_timeline", "4400000000000000002", 39, 10)
-		c.Tenant(t, "alice", nil)
-		c.Tenant(t, "bob", nil)
-		alice, _, err := c.App.CreateToken(ctx, "test", "alice", "laptop", false)
-		require.NoError(t, err)
-		bob, _, err := c.App.CreateToken(ctx, "test", "bob", "laptop", false)
-		require.NoError(t, err)
-		srv := httptest.NewServer(httpapi.NewHandler(httpapi.Deps{App: c.App, Log: storetest.Logger(t)}))
-		t.Cleanup(srv.Close)
+		srv, alice, bob := twoTenants(t, c)
 		do := func(token, method, path, body string) (int, map[string]any) {
 			t.Helper()
 			return callJSON(t, srv, token, method, path, body)
@@ -134,6 +126,22 @@ func TestSubmissionRoutes(t *testing.T) {
 // callJSON sends method path with body (JSON, none when "") and the bearer
 // token to srv and returns the status and the decoded JSON object (nil
 // for an empty body).
+// twoTenants makes the tenants alice and bob with a token each, and serves
+// REST over c.
+func twoTenants(t *testing.T, c *testcore.Core) (srv *httptest.Server, alice, bob string) {
+	t.Helper()
+	ctx := context.Background()
+	c.Tenant(t, "alice", nil)
+	c.Tenant(t, "bob", nil)
+	alice, _, err := c.App.CreateToken(ctx, "test", "alice", "laptop", false)
+	require.NoError(t, err)
+	bob, _, err = c.App.CreateToken(ctx, "test", "bob", "laptop", false)
+	require.NoError(t, err)
+	srv = httptest.NewServer(httpapi.NewHandler(httpapi.Deps{App: c.App, Log: storetest.Logger(t)}))
+	t.Cleanup(srv.Close)
+	return srv, alice, bob
+}
+
 func callJSON(t *testing.T, srv *httptest.Server, token, method, path, body string) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
