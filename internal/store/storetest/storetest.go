@@ -14,6 +14,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -132,6 +133,8 @@ func migrate(t testing.TB, st *store.Store) {
 
 // NewPostgresDatabase creates an empty database for one test, dropped when
 // the test ends, and returns the owner's and monitor_app's URLs for it.
+// With MONITOR_TEST_KEEP_POSTGRES=1 the database is kept and its name
+// logged, to look into after a benchmark (EXPLAIN ANALYZE); drop it by hand.
 func NewPostgresDatabase(t testing.TB) (ownerURL, appURL string) {
 	t.Helper()
 	admin, err := sql.Open("pgx", PostgresURL())
@@ -146,7 +149,12 @@ func NewPostgresDatabase(t testing.TB) (ownerURL, appURL string) {
 		t.Fatalf("storetest: PostgreSQL at %s is not usable (%v); start it, or unset MONITOR_REQUIRE_POSTGRES to skip PostgreSQL", PostgresURL(), err)
 	}
 	t.Cleanup(func() {
-		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+		if os.Getenv("MONITOR_TEST_KEEP_POSTGRES") == "1" {
+			t.Logf("storetest: kept PostgreSQL database %s", name)
+			fmt.Fprintf(os.Stderr, "storetest: kept PostgreSQL database %s\n", name)
+		} else {
+			_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+		}
 		_ = admin.Close()
 	})
 	u, err := url.Parse(PostgresURL())
