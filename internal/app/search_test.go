@@ -336,9 +336,9 @@ func TestSearchMigrationIndexesWhatIsArchived(t *testing.T) {
 			case "postgres":
 				owner, _ := storetest.NewPostgresDatabase(t)
 				cfg = config.Database{Driver: "postgres", URL: owner}
-				// The search function of 0020 reads search_docs: both go.
-				rawDriver, rawURL, migrations = "pgx", owner, []string{"0011_search.sql", "0020_search_match_all.sql"}
-				drop = []string{`DROP FUNCTION monitor_search_match_all(text[], integer)`, `DROP TABLE search_docs`}
+				// The search functions of 0020 and 0024 read search_docs: all go.
+				rawDriver, rawURL, migrations = "pgx", owner, []string{"0011_search.sql", "0020_search_match_all.sql", "0024_search_filters.sql"}
+				drop = []string{`DROP FUNCTION monitor_search_match_docs(text[], text[], text[], integer)`, `DROP TABLE search_docs`}
 			}
 			st, err := store.Open(ctx, cfg, storetest.Logger(t))
 			require.NoError(t, err)

@@ -244,6 +244,29 @@ func requiredTerms(e *SearchExpr) []string {
 	return out
 }
 
+// docFilters are what every match of e requires of its document's handles
+// and flags (from:, has:, is:sensitive at the top AND), as LIKE patterns:
+// PostgreSQL's index lookup applies them to the documents its terms find
+// (monitor_search_match_docs).
+func docFilters(e *SearchExpr) (handles, flags []string) {
+	if e == nil {
+		return nil, nil
+	}
+	kids := []SearchExpr{*e}
+	if e.Op == "and" {
+		kids = e.Kids
+	}
+	for _, k := range kids {
+		switch {
+		case k.Op == "from":
+			handles = append(handles, "% "+likeEscape(k.Value)+" %")
+		case k.Op == "has", k.Op == "is" && k.Value == "sensitive":
+			flags = append(flags, "% "+likeEscape(k.Value)+" %")
+		}
+	}
+	return handles, flags
+}
+
 // sqliteMatches are the rowids of the search documents (up to limit)
 // that contain every one of terms, found in the FTS5 index alone, as a
 // JSON array the search reads back with json_each instead of asking the
@@ -369,7 +392,7 @@ func (s *Store) Search(ctx context.Context, tenantID uuid.UUID, q SearchQuery) (
 				// the trigram index (pgMatches), each joined by index
 				// lookups: the planner, misjudging LIKE, would hash every
 				// table.
-				from = ` FROM (SELECT * FROM search_docs sd WHERE ` + b.pgMatches(terms) + ` OFFSET 0) sd
+				from = ` FROM (SELECT * FROM search_docs sd WHERE ` + b.pgMatches(terms, q.Where) + ` OFFSET 0) sd
 				 CROSS JOIN LATERAL (SELECT * FROM collections c WHERE c.current_revision_id = sd.revision_id
 					AND (c.data_scope = $2 OR c.data_scope = $1) OFFSET 0) c
 				 CROSS JOIN LATERAL (SELECT * FROM tenant_collections tc WHERE tc.tenant_id = $1 AND tc.collection_id = c.id OFFSET 0) tc
@@ -435,8 +458,9 @@ func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, t
 		// Few matches (a rare word, a word found nowhere): read them from
 		// the index, as SQLite does; many: walk the newest saves.
 		var n int
-		err := qr.QueryRowContext(ctx, `SELECT count(*) FROM monitor_search_match_all($1::text[], $2)`,
-			pgPatterns(terms), searchDriveLimit).Scan(&n)
+		handles, flags := docFilters(q.Where)
+		err := qr.QueryRowContext(ctx, `SELECT count(*) FROM monitor_search_match_docs($1::text[], $2::text[], $3::text[], $4)`,
+			pgPatterns(terms), handles, flags, searchDriveLimit).Scan(&n)
 		if err != nil {
 			return err
 		}
@@ -459,11 +483,14 @@ func (s *Store) searchPostgres(ctx context.Context, qr querier, q SearchQuery, t
 }
 
 // pgMatches is the condition that a document (sd) contains every one of
-// terms, answered through the trigram index by monitor_search_match_all
-// (migrations/postgres/0020_search_match_all.sql) in one query over all
-// of them, which filters as the row-level security policy does.
-func (b *searchBuilder) pgMatches(terms []string) string {
-	return `sd.revision_id IN (SELECT monitor_search_match_all(` + b.arg(pgPatterns(terms)) + `::text[], NULL))`
+// terms and has what where requires of its handles and flags, answered
+// through the trigram index by monitor_search_match_docs
+// (migrations/postgres/0024_search_filters.sql) in one query over all of
+// them, which filters as the row-level security policy does.
+func (b *searchBuilder) pgMatches(terms []string, where *SearchExpr) string {
+	handles, flags := docFilters(where)
+	return `sd.revision_id IN (SELECT monitor_search_match_docs(` + b.arg(pgPatterns(terms)) + `::text[], ` +
+		b.arg(handles) + `::text[], ` + b.arg(flags) + `::text[], NULL))`
 }
 
 // pgPatterns are the LIKE patterns of terms: each anywhere in a document.

@@ -57,6 +57,12 @@ func TestSearchReadsTheSameEitherWay(t *testing.T) {
 			{Where: and(text("harbour"), text("tide")), Rank: []string{"harbour", "tide"}},
 			{Where: &store.SearchExpr{Op: "text", Value: "the"}, Rank: []string{"the", "fog"}},
 			{Where: &store.SearchExpr{Op: "text", Value: "zeppelin"}},
+			// What the index lookup also checks on PostgreSQL: handles and flags.
+			{Where: and(text("harbour"), store.SearchExpr{Op: "has", Value: "photo"}, store.SearchExpr{Op: "from", Value: "monitor_demo"})},
+			{Where: and(text("the"), store.SearchExpr{Op: "is", Value: "sensitive"})},
+			{Where: and(text("harbour"), store.SearchExpr{Op: "from", Value: "nobody_here"})},
+			{Where: and(text("harbour"), store.SearchExpr{Op: "or", Kids: []store.SearchExpr{
+				{Op: "from", Value: "nobody_here"}, {Op: "has", Value: "video"}}})},
 		} {
 			store.SetSearchDrive(c.Store, 1<<30)
 			fromIndex := all(q)
