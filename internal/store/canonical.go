@@ -46,6 +46,17 @@ func importedCopyOf(tenant string) string {
 // adoptImports is CaptureAdoptImports where no database function does it.
 func adoptImports(ctx context.Context, q querier, captureID, to uuid.UUID, at time.Time) error {
 	const submitters = `(SELECT s.tenant_id FROM submissions s WHERE s.capture_id = $1)`
+	// Almost every capture has no imported copy to replace: one look
+	// through the collections' identity index says so, where the steps
+	// below read every save of each submitter.
+	var found bool
+	if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM collections c JOIN collections t ON t.id = $2
+		WHERE c.data_scope IN `+submitters+` AND `+importedCopyOf("c.data_scope")+`)`, captureID, to).Scan(&found); err != nil {
+		return err
+	}
+	if !found {
+		return nil
+	}
 	earliest := `(SELECT min(o.saved_at) FROM tenant_collections o
 		JOIN collections c ON c.id = o.collection_id JOIN collections t ON t.id = $2
 		WHERE o.tenant_id = tenant_collections.tenant_id AND ` + importedCopyOf("o.tenant_id") + `)`
