@@ -258,7 +258,7 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 			}
 		}
 		if pending == 0 {
-			return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: c.ID, TenantID: c.TenantID})
+			return a.finalizeInline(ctx, tx, c.ID, c.TenantID)
 		}
 		return nil
 	})

@@ -251,7 +251,7 @@ func (a *App) afterAsset(ctx context.Context, tx *store.Tx, captureID, tenantID 
 	if err != nil || n > 0 {
 		return err
 	}
-	return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: captureID, TenantID: tenantID})
+	return a.finalizeInline(ctx, tx, captureID, tenantID)
 }
 
 // mediaStatusError classifies a media host's answer received at now.

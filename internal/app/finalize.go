@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -32,67 +33,85 @@ func (w *finalizeWorker) Work(ctx context.Context, job *river.Job[queue.Finalize
 // the capture ends, reservations go back and submissions become
 // deliverable.
 func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
-	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.CaptureLock(ctx, id); err != nil {
-			return err
-		}
-		c, err := tx.CaptureGet(ctx, id)
+	return a.store.InTx(ctx, func(tx *store.Tx) error { return a.finalize(ctx, tx, id) })
+}
+
+// finalizeInline finalizes capture id in tx, the transaction that ended
+// its last asset, instead of queueing a finalize job: one job less per
+// capture. When finalizing fails, what it wrote is undone and a finalize
+// job is queued instead, so the asset's own result still commits and the
+// job retries the finalize as before.
+func (a *App) finalizeInline(ctx context.Context, tx *store.Tx, captureID, tenantID uuid.UUID) error {
+	err := tx.Savepoint(ctx, func() error { return a.finalize(ctx, tx, captureID) })
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	a.log.WarnContext(ctx, "finalize after the last download failed; queued to retry",
+		slog.String("capture", captureID.String()), slog.Any("err", err))
+	return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: captureID, TenantID: tenantID})
+}
+
+// finalize is runFinalize's work in tx.
+func (a *App) finalize(ctx context.Context, tx *store.Tx, id uuid.UUID) error {
+	if err := tx.CaptureLock(ctx, id); err != nil {
+		return err
+	}
+	c, err := tx.CaptureGet(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.State != store.CaptureDownloading {
+		return nil // finished already, or not fetched
+	}
+	if why, err := credentialChanged(ctx, tx, c); err != nil || why != "" {
 		if err != nil {
 			return err
 		}
-		if c.State != store.CaptureDownloading {
-			return nil // finished already, or not fetched
-		}
-		if why, err := credentialChanged(ctx, tx, c); err != nil || why != "" {
-			if err != nil {
-				return err
-			}
-			return a.refusedResult(ctx, tx, c, why)
-		}
-		if n, err := tx.AssetsPending(ctx, id); err != nil || n > 0 {
-			return err
-		}
-		assets, err := tx.AssetList(ctx, id)
-		if err != nil {
-			return err
-		}
-		coll, err := tx.CollectionGet(ctx, c.CollectionID)
-		if err != nil {
-			return err
-		}
-		var st staged
-		if err := json.Unmarshal(c.Staged, &st); err != nil {
-			return fmt.Errorf("app: finalize %s: staged content: %w", id, err)
-		}
-		content, err := encodeContent(buildContent(st, coll, assets))
-		if err != nil {
-			return fmt.Errorf("app: finalize %s: %w", id, err)
-		}
-		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
-			Collection: coll, TenantID: c.TenantID, Content: content, Schemas: st.Graph.schemas(), CaptureID: c.ID,
-		})
-		if err != nil {
-			return err
-		}
-		rev := w.Revision
-		if err := tx.CollectionSetCurrent(ctx, coll.ID, rev.ID); err != nil {
-			return err
-		}
-		state, errText := store.CaptureComplete, ""
-		if problems := assetProblems(assets); problems != "" {
-			state, errText = store.CapturePartial, problems
-		}
-		if err := a.finishCapture(ctx, tx, c, state, &rev.ID, errText); err != nil {
-			return err
-		}
-		if state != store.CaptureComplete || coll.Visibility != store.Public {
-			return nil
-		}
-		// A complete fetch is the evidence an import never is: the public
-		// post takes the place of its submitters' imported copies. A
-		// partial one leaves them, as they may hold media it lacks.
-		return tx.CaptureAdoptImports(ctx, c.ID, coll.ID)
+		return a.refusedResult(ctx, tx, c, why)
+	}
+	if n, err := tx.AssetsPending(ctx, id); err != nil || n > 0 {
+		return err
+	}
+	assets, err := tx.AssetList(ctx, id)
+	if err != nil {
+		return err
+	}
+	coll, err := tx.CollectionGet(ctx, c.CollectionID)
+	if err != nil {
+		return err
+	}
+	var st staged
+	if err := json.Unmarshal(c.Staged, &st); err != nil {
+		return fmt.Errorf("app: finalize %s: staged content: %w", id, err)
+	}
+	content, err := encodeContent(buildContent(st, coll, assets))
+	if err != nil {
+		return fmt.Errorf("app: finalize %s: %w", id, err)
+	}
+	w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
+		Collection: coll, TenantID: c.TenantID, Content: content, Schemas: st.Graph.schemas(), CaptureID: c.ID,
 	})
+	if err != nil {
+		return err
+	}
+	rev := w.Revision
+	if err := tx.CollectionSetCurrent(ctx, coll.ID, rev.ID); err != nil {
+		return err
+	}
+	state, errText := store.CaptureComplete, ""
+	if problems := assetProblems(assets); problems != "" {
+		state, errText = store.CapturePartial, problems
+	}
+	if err := a.finishCapture(ctx, tx, c, state, &rev.ID, errText); err != nil {
+		return err
+	}
+	if state != store.CaptureComplete || coll.Visibility != store.Public {
+		return nil
+	}
+	// A complete fetch is the evidence an import never is: the public
+	// post takes the place of its submitters' imported copies. A
+	// partial one leaves them, as they may hold media it lacks.
+	return tx.CaptureAdoptImports(ctx, c.ID, coll.ID)
 }
 
 // finishCapture ends a capture: its state and revision, its reservations

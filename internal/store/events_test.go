@@ -137,3 +137,45 @@ func TestErrorLogs(t *testing.T) {
 		require.Len(t, left, 2)
 	})
 }
+
+// A failed step inside a savepoint leaves nothing behind, not even its
+// after-commit signals, and the transaction goes on to commit what came
+// before and after it; a step that succeeds stays. On PostgreSQL the
+// failing statement would otherwise abort the whole transaction.
+func TestSavepointUndoesOnlyItsStep(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+		var signals []string
+		require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.EventRecord(ctx, "before", "info", "written before the step", at); err != nil {
+				return err
+			}
+			err := tx.Savepoint(ctx, func() error {
+				if _, err := tx.EventRecord(ctx, "undone", "info", "written by the failed step", at); err != nil {
+					return err
+				}
+				tx.AfterCommit(func() { signals = append(signals, "undone") })
+				_, err := tx.EventRecord(ctx, "undone", "no such severity", "violates the check", at)
+				return err
+			})
+			require.Error(t, err, "the step's own failure is returned")
+			require.NoError(t, tx.Savepoint(ctx, func() error {
+				tx.AfterCommit(func() { signals = append(signals, "kept") })
+				_, err := tx.EventRecord(ctx, "kept", "info", "written by the step that worked", at)
+				return err
+			}))
+			_, err = tx.EventRecord(ctx, "after", "info", "written after the step", at)
+			return err
+		}))
+		events, err := st.EventList(ctx, "", 10)
+		require.NoError(t, err)
+		var keys []string
+		for _, e := range events {
+			keys = append(keys, e.Key)
+		}
+		require.ElementsMatch(t, []string{"before", "kept", "after"}, keys)
+		require.Equal(t, []string{"kept"}, signals)
+	})
+}

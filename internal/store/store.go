@@ -132,6 +132,26 @@ type Tx struct {
 // can see the change.
 func (tx *Tx) AfterCommit(fn func()) { tx.afterCommit = append(tx.afterCommit, fn) }
 
+// Savepoint runs fn inside a savepoint of the transaction. When fn fails,
+// what it wrote (and the AfterCommit signals it added) is undone and the
+// transaction goes on, usable on PostgreSQL too; fn's error is returned.
+// Savepoints of one transaction do not nest here: fn must not call it.
+func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
+	if _, err := tx.tx.ExecContext(ctx, `SAVEPOINT monitor_step`); err != nil {
+		return wrap(tx.d, "begin savepoint", err)
+	}
+	signals := len(tx.afterCommit)
+	if ferr := fn(); ferr != nil {
+		tx.afterCommit = tx.afterCommit[:signals]
+		if _, err := tx.tx.ExecContext(context.WithoutCancel(ctx), `ROLLBACK TO SAVEPOINT monitor_step`); err != nil {
+			return errors.Join(ferr, wrap(tx.d, "roll back to savepoint", err))
+		}
+		return ferr
+	}
+	_, err := tx.tx.ExecContext(ctx, `RELEASE SAVEPOINT monitor_step`)
+	return wrap(tx.d, "release savepoint", err)
+}
+
 // SQL is the underlying transaction, for the job queue's InsertTx.
 func (tx *Tx) SQL() *sql.Tx { return tx.tx }
 
