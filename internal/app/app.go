@@ -122,6 +122,9 @@ type App struct {
 	// notify sends notifications (notify.go); backups is Deps.Backups.
 	notify  notifier
 	backups BackupConfig
+	// contents keeps recently listed revisions' decoded content
+	// (contentcache.go).
+	contents *contentCache
 	// snapshotMu makes one snapshot at a time in this process; restoreMu
 	// one restore staged or cancelled at a time.
 	snapshotMu sync.Mutex
@@ -134,6 +137,7 @@ func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
 		masterKey: d.MasterKey, hooks: d.Hooks, metrics: d.Metrics, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken}
 	a.traffic, a.backups = &traffic{}, d.Backups
+	a.contents = newContentCache(contentCacheSize)
 	a.http = a.traffic.countDownloads(a.http)
 	if a.blob != nil {
 		a.blob = countingBlob{Store: a.blob, n: &a.traffic.up}

@@ -108,10 +108,15 @@ func (a *App) collectionView(ctx context.Context, sc store.SavedCollection) (Col
 func (a *App) collectionViews(ctx context.Context, rows []store.SavedCollection) ([]CollectionView, error) {
 	ids := make([]uuid.UUID, 0, len(rows))
 	var revs []uuid.UUID
+	known := map[uuid.UUID]RevisionView{}
 	for _, sc := range rows {
 		ids = append(ids, sc.ID)
-		if sc.CurrentRevisionID != nil {
-			revs = append(revs, *sc.CurrentRevisionID)
+		if r := sc.CurrentRevisionID; r != nil {
+			if rv, ok := a.contents.get(*r); ok {
+				known[*r] = rv
+			} else {
+				revs = append(revs, *r)
+			}
 		}
 	}
 	d, err := a.store.CollectionDetailsOf(ctx, ids, revs)
@@ -125,14 +130,17 @@ func (a *App) collectionViews(ctx context.Context, rows []store.SavedCollection)
 			Visibility: sc.Visibility, SavedAt: sc.SavedAt, RevisionID: sc.CurrentRevisionID, Media: []MediaView{},
 			State: d.States[sc.ID],
 		}
-		if sc.CurrentRevisionID != nil {
-			r, ok := d.Revisions[*sc.CurrentRevisionID]
+		if id := sc.CurrentRevisionID; id != nil {
+			rv, ok := known[*id]
 			if !ok {
-				return nil, fmt.Errorf("app: collection %s: its current revision %s is missing", sc.ID, *sc.CurrentRevisionID)
-			}
-			rv, err := revisionViewOf(r, d.EntityIDs[r.ID])
-			if err != nil {
-				return nil, err
+				r, found := d.Revisions[*id]
+				if !found {
+					return nil, fmt.Errorf("app: collection %s: its current revision %s is missing", sc.ID, *id)
+				}
+				if rv, err = revisionViewOf(r, d.EntityIDs[r.ID]); err != nil {
+					return nil, err
+				}
+				a.contents.put(*id, rv)
 			}
 			v.Text, v.TextKind, v.Summary, v.AuthorName, v.PublishedAt = rv.Text, rv.TextKind, rv.Summary, rv.AuthorName, rv.PublishedAt
 			v.Media = rv.Media
