@@ -46,11 +46,14 @@ func newImportCmd(d *deps) *cobra.Command {
 		Short: "Read an archive in: a capsule (adds collections) or a snapshot (replaces this instance)",
 		Long: `Read an archive in, from one of:
 
-  capsule   adds a capsule's collections to a tenant; safe to repeat
-  snapshot  replaces this instance's database and media at the next start`,
+  capsule          adds a capsule's collections to a tenant (a Monitor or
+                   an Ech0 capsule); safe to repeat
+  x-archive        adds the posts of an X account archive to a tenant
+  telegram-export  adds the messages of a Telegram Desktop export to a tenant
+  snapshot         replaces this instance's database and media at the next start`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newImportCapsuleCmd(d), newImportSnapshotCmd(d))
+	cmd.AddCommand(newImportCapsuleCmd(d), newImportXArchiveCmd(d), newImportSnapshotCmd(d))
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,6 +113,9 @@ type ImportOptions struct {
 	Open func(sha256 string) (io.ReadCloser, error)
 	// Progress, when set, is called as media are uploaded.
 	Progress func(done, total int)
+	// Provider names the source on the stand-in captures of the imported
+	// revisions ("": store.ProviderCapsule), e.g. "x-archive".
+	Provider string
 }
 
 // ImportOutcome is what happened to one collection.
@@ -281,7 +285,7 @@ func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items [
 		}
 		blobs := map[scopedSHA]store.Blob{}
 		for _, it := range items {
-			if err := a.importOne(ctx, tx, tenantID, it, uploads, blobs, &rep); err != nil {
+			if err := a.importOne(ctx, tx, tenantID, it, opts.Provider, uploads, blobs, &rep); err != nil {
 				return err
 			}
 		}
@@ -562,7 +566,7 @@ func (a *App) putImportMedia(ctx context.Context, key, sum string, open func(str
 }
 
 // importOne imports one collection inside the import's transaction.
-func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection,
+func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection, provider string,
 	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) error {
 	out := ImportOutcome{ID: it.ID, FileID: it.ID, Label: it.Label}
 	state, existing, err := importStateOf(ctx, tx, tenantID, it)
@@ -617,7 +621,7 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		}
 		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
 			Collection: coll, TenantID: tenantID, Content: content, Schemas: schemas,
-			Imported: &importedCapture{Provider: store.ProviderCapsule, At: at},
+			Imported: &importedCapture{Provider: cmp.Or(provider, store.ProviderCapsule), At: at},
 		})
 		if err != nil {
 			return err
