@@ -41,7 +41,7 @@ var (
 func tweetJSON(g genTweet) map[string]any {
 	t := map[string]any{
 		"id_str": g.ID, "id": g.ID, "created_at": g.At.UTC().Format(time.RubyDate),
-		"full_text": strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(g.Text),
+		"full_text":      strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(g.Text),
 		"favorite_count": "3", "retweet_count": "1", "lang": "en", "truncated": false, "retweeted": false,
 		"source":             `<a href="https://mobile.twitter.com" rel="nofollow">Twitter Web App</a>`,
 		"display_text_range": []string{"0", fmt.Sprint(len(g.Text))},
@@ -77,7 +77,7 @@ func tweetJSON(g genTweet) map[string]any {
 func writeArchive(t testing.TB, dir string, l layout, handle string, tweets []genTweet, notes []map[string]any, deleted []genTweet) string {
 	t.Helper()
 	dataTypes := map[string]any{
-		l.typ: map[string]any{"mediaDirectory": l.media, "files": []any{map[string]any{"fileName": l.data, "globalName": l.global, "count": fmt.Sprint(len(tweets))}}},
+		l.typ:       map[string]any{"mediaDirectory": l.media, "files": []any{map[string]any{"fileName": l.data, "globalName": l.global, "count": fmt.Sprint(len(tweets))}}},
 		"noteTweet": map[string]any{"files": []any{map[string]any{"fileName": "data/note-tweet.js", "globalName": "YTD.note_tweet.part0", "count": fmt.Sprint(len(notes))}}},
 		"deletedTweets": map[string]any{"mediaDirectory": "data/deleted_tweets_media",
 			"files": []any{map[string]any{"fileName": "data/deleted-tweets.js", "globalName": "YTD.deleted_tweets.part0", "count": fmt.Sprint(len(deleted))}}},
