@@ -53,7 +53,7 @@ func newImportCmd(d *deps) *cobra.Command {
   snapshot         replaces this instance's database and media at the next start`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newImportCapsuleCmd(d), newImportXArchiveCmd(d), newImportSnapshotCmd(d))
+	cmd.AddCommand(newImportCapsuleCmd(d), newImportXArchiveCmd(d), newImportTelegramExportCmd(d), newImportSnapshotCmd(d))
 	return cmd
 }
 

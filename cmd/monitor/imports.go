@@ -5,6 +5,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule/importer"
+	"github.com/monitorhq/monitor/internal/capsule/tgexport"
 	"github.com/monitorhq/monitor/internal/capsule/xarchive"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
@@ -103,4 +104,65 @@ func (d *deps) printForeignReport(rep importer.ForeignReport) {
 	case !rep.DryRun && rep.UploadedFiles+rep.ReusedFiles > 0:
 		d.printf("media: %d file(s) stored (%s), %d already here\n", rep.UploadedFiles, config.FormatBytes(rep.UploadedBytes), rep.ReusedFiles)
 	}
+}
+
+func newImportTelegramExportCmd(d *deps) *cobra.Command {
+	var tenant, username string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "telegram-export DIR|ZIP --tenant NAME [--dry-run] [--username NAME]",
+		Short: "Add the messages of a Telegram Desktop export to a tenant's archive (safe to repeat)",
+		Long: `Add the messages of a Telegram Desktop export to a tenant's archive: the
+folder with result.json that "Export chat history" (one chat) or "Export
+Telegram data" (a whole account) writes with the format "Machine-readable
+JSON", or a zip of it.
+
+Each message becomes a collection; consecutive photos and videos sent
+together (of one date and sender, with at most one caption) become one
+album, as the export does not mark albums. Service messages (joins, pins,
+title changes) are skipped and counted. Files are read from beside
+result.json; a file the export left out ("File not included…") is listed
+as unavailable.
+
+Everything imported is private to the tenant. The export does not carry a
+public channel's username: give it with --username and the channel's posts
+get their t.me/<username>/<id> identity, so capturing a post's link later
+archives the public post, which then takes the imported copy's place.
+
+The import is all or nothing, checked against the tenant's quota first; a
+second run imports nothing new. --dry-run reports what would happen, sizes
+included, and writes nothing.`,
+		Example: `  monitor import telegram-export ChatExport_2025-03-29 --tenant alice --dry-run
+  monitor import telegram-export channel-export.zip --tenant alice --username harbour_news`,
+		Args: exactArgs(1, "the export's folder or zip file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return d.withOffline(cmd, runtime.OfflineOptions{Media: true, Exclusive: !dryRun}, func(a *app.App) error {
+				t, err := a.TenantByName(cmd.Context(), tenant)
+				if err != nil {
+					return err
+				}
+				src, err := tgexport.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer src.Close()
+				bar := d.progress("importing")
+				rep, err := tgexport.Import(cmd.Context(), a, src, tgexport.Options{
+					ForeignOptions: importer.ForeignOptions{TenantID: t.ID, DryRun: dryRun, Progress: bar.update},
+					Username:       username,
+				})
+				bar.finish()
+				if err != nil {
+					return err
+				}
+				d.printForeignReport(rep)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "name of the tenant that receives the messages (required)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be imported and write nothing")
+	cmd.Flags().StringVar(&username, "username", "", "the public username of the exported channel, for its posts' t.me links")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
 }
