@@ -36,7 +36,8 @@ type Source struct {
 
 // Open opens a capsule folder or zip file and lists its files.
 func Open(p string) (*Source, error) {
-	return OpenTree(p, "capsule", ManifestName)
+	// An Ech0 capsule (internal/capsule/ech0) opens the same way.
+	return OpenTree(p, "capsule", ManifestName, "ech0.yaml")
 }
 
 // OpenTree opens a folder or zip file of another format (an X archive, a
