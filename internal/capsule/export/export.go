@@ -192,6 +192,11 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 	if err := w.write(manName, data); err != nil {
 		return res, err
 	}
+	if opts.Flavor != FlavorEch0 {
+		if err := writeHugo(w, man.Site.Title); err != nil {
+			return res, fmt.Errorf("export: %w", err)
+		}
+	}
 	res.Files, res.Bytes = w.files, w.bytes
 	if opts.Zip {
 		tmp, err := zipDir(staging, parent, filepath.Base(opts.Out), man.ExportedAt)
