@@ -49,7 +49,7 @@ func Import(ctx context.Context, a *app.App, src *capsule.Source, l *Loaded, opt
 		skips.Add("comment (Monitor keeps the echoes, not their comments)")
 	}
 	rep.Skips = skips.List()
-	err := importer.Write(ctx, a, items, media, Provider, opts.ForeignOptions, &rep)
+	err := importer.Write(ctx, a, importer.Slice(items), media, Provider, opts.ForeignOptions, &rep)
 	return rep, err
 }
 

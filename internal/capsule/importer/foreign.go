@@ -273,24 +273,44 @@ type ForeignOptions struct {
 	Progress func(done, total int)
 }
 
-// Write hands the posts read to the archive writer in one call, so the
-// import lands whole or not at all, and completes rep.
+// Write hands the posts of each to the archive writer, which writes them
+// in one transaction, so the import lands whole or not at all, and
+// completes rep. each is read first on its own, outside any transaction:
+// that reading checks the whole input (and hashes its media) before the
+// archive sees any of it; the writer then reads it twice more (app.
+// ImportCollectionsFrom), so no reading may depend on an earlier one.
 // provider names the format on the revisions' stand-in captures.
-func Write(ctx context.Context, a *app.App, items []app.ImportCollection, media *MediaSet, provider string, opts ForeignOptions, rep *ForeignReport) error {
-	rep.Read = len(items)
-	rep.MediaFiles, rep.MediaBytes = media.Files(), media.Bytes
-	for _, it := range items {
+func Write(ctx context.Context, a *app.App, each app.ImportSource, media *MediaSet, provider string, opts ForeignOptions, rep *ForeignReport) error {
+	rep.Read, rep.ContentBytes = 0, 0
+	if err := each(func(it app.ImportCollection) error {
+		rep.Read++
 		for _, r := range it.Revisions {
 			rep.ContentBytes += int64(len(r.Text))
 			for _, e := range r.Graph.Entities {
 				rep.ContentBytes += int64(len(e.Data))
 			}
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	ir, err := a.ImportCollections(ctx, opts.TenantID, items, app.ImportOptions{DryRun: opts.DryRun, Open: media.Open, Progress: opts.Progress, Provider: provider})
+	rep.MediaFiles, rep.MediaBytes = media.Files(), media.Bytes
+	ir, err := a.ImportCollectionsFrom(ctx, opts.TenantID, each, app.ImportOptions{DryRun: opts.DryRun, Open: media.Open, Progress: opts.Progress, Provider: provider})
 	rep.ImportReport = ir
 	sort.SliceStable(rep.Unavailable, func(i, k int) bool { return rep.Unavailable[i].Post < rep.Unavailable[k].Post })
 	return err
+}
+
+// Slice is a source of posts held in memory.
+func Slice(items []app.ImportCollection) app.ImportSource {
+	return func(fn func(app.ImportCollection) error) error {
+		for _, it := range items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // ItemID is the id an imported post is given (its private identity in

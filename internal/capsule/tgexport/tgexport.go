@@ -211,7 +211,7 @@ func Import(ctx context.Context, a *app.App, src *capsule.Source, opts Options) 
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d album(s) grouped from consecutive media messages", r.albums))
 	}
 	rep.Skips, rep.Unavailable = r.skips.List(), r.unavailable
-	err = importer.Write(ctx, a, r.items, r.media, Provider, opts.ForeignOptions, &rep)
+	err = importer.Write(ctx, a, importer.Slice(r.items), r.media, Provider, opts.ForeignOptions, &rep)
 	return rep, err
 }
 

@@ -144,9 +144,22 @@ type reader struct {
 	// dirs indexes each media folder's files by the post id their name
 	// starts with.
 	dirs        map[string]map[string][]string
-	items       []app.ImportCollection
 	skips       importer.Skips
 	unavailable []importer.Unavailable
+	// emit receives each post of the current reading; progress, when set,
+	// is told as posts are read.
+	emit     func(app.ImportCollection) error
+	progress func(done, total int)
+}
+
+// reset starts a new reading of the archive, whose posts go to emit: what
+// the last reading counted is forgotten, the media hashed are kept.
+func (r *reader) reset(emit func(app.ImportCollection) error) {
+	r.emit, r.read, r.joined = emit, 0, 0
+	r.skips, r.unavailable = importer.Skips{}, nil
+	for _, n := range r.notes {
+		n.used = false
+	}
 }
 
 // readNotes reads note-tweet.js, the full text of long posts.
@@ -190,7 +203,7 @@ func (r *reader) readNotes() error {
 }
 
 // readTweets streams one tweets data file.
-func (r *reader) readTweets(ctx context.Context, name, mediaDir string, deleted bool, rep *importer.ForeignReport) error {
+func (r *reader) readTweets(ctx context.Context, name, mediaDir string, deleted bool) error {
 	if !r.src.Has(name) {
 		return fmt.Errorf("nothing was imported: %s names %s, which is not in the archive; the archive is incomplete", manifestPath, name)
 	}
@@ -240,12 +253,11 @@ func (r *reader) readTweets(ctx context.Context, name, mediaDir string, deleted 
 		if err != nil {
 			return err
 		}
-		r.items = append(r.items, it)
-		if p := r.opts.Progress; p != nil {
-			r.read++
+		r.read++
+		if p := r.progress; p != nil {
 			p(r.read, max(r.read, r.total))
 		}
-		return nil
+		return r.emit(it)
 	})
 }
 

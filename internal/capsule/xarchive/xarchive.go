@@ -105,21 +105,30 @@ func Import(ctx context.Context, a *app.App, src *capsule.Source, opts Options) 
 	for _, f := range tweets.Files {
 		r.total += f.Count.int()
 	}
-	for _, f := range tweets.Files {
-		if err := r.readTweets(ctx, f.FileName, tweets.MediaDirectory, false, &rep); err != nil {
-			return rep, err
-		}
-	}
-	if del, ok := firstType(man, "deletedTweets", "deletedTweet"); ok {
-		for _, f := range del.Files {
-			if !src.Has(f.FileName) {
-				continue // listed, not included
-			}
-			if err := r.readTweets(ctx, f.FileName, del.MediaDirectory, true, &rep); err != nil {
-				return rep, err
+	// The archive is read once to check it whole and hash its media, then
+	// twice more by the archive writer; one post at a time each time.
+	each := func(fn func(app.ImportCollection) error) error {
+		r.reset(fn)
+		for _, f := range tweets.Files {
+			if err := r.readTweets(ctx, f.FileName, tweets.MediaDirectory, false); err != nil {
+				return err
 			}
 		}
+		if del, ok := firstType(man, "deletedTweets", "deletedTweet"); ok {
+			for _, f := range del.Files {
+				if !src.Has(f.FileName) {
+					continue // listed, not included
+				}
+				if err := r.readTweets(ctx, f.FileName, del.MediaDirectory, true); err != nil {
+					return err
+				}
+			}
+		}
+		r.progress = nil // the first reading shows it
+		return nil
 	}
+	r.progress = opts.Progress
+	err = importer.Write(ctx, a, each, r.media, Provider, opts.ForeignOptions, &rep)
 	if r.joined > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d long post(s) joined from note-tweet.js", r.joined))
 	}
@@ -128,7 +137,6 @@ func Import(ctx context.Context, a *app.App, src *capsule.Source, opts Options) 
 	}
 	rep.Skips = r.skips.List()
 	rep.Unavailable = r.unavailable
-	err = importer.Write(ctx, a, r.items, r.media, Provider, opts.ForeignOptions, &rep)
 	return rep, err
 }
 
