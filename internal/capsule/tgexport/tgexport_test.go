@@ -312,3 +312,29 @@ func TestRefusesBadExports(t *testing.T) {
 		require.True(t, strings.Contains(err.Error(), "nothing was imported"))
 	})
 }
+
+// A public channel's imported post and a live capture of its t.me link end
+// as one collection (the fake t.me serves tidewatch_demo/101).
+func TestImportThenCapture(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, err := json.Marshal(map[string]any{"name": "Tidewatch", "type": "public_channel", "id": 1591537674, "messages": []any{
+		map[string]any{"id": 101, "type": "message", "date": "2025-01-15T10:30:00", "date_unixtime": "1736937000",
+			"from": "Tidewatch", "from_id": "channel1591537674", "text": "an old copy", "text_entities": []any{}},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "result.json"), b, 0o644))
+	in := capsuletest.NewPipeline(t, storetest.New(t, "sqlite"))
+	alice := in.Tenant(t, "alice", nil)
+	rep := mustImport(t, in, alice, dir, tgexport.Options{Username: "tidewatch_demo"})
+	require.Len(t, rep.Created, 1)
+
+	public := in.Capture(t, alice, "https://t.me/tidewatch_demo/101")[0]
+	require.Equal(t, app.PublicCollectionID("telegram", "telegram.message", "tidewatch_demo", "tidewatch_demo/101"), public)
+	got := everything(t, in.App, alice)
+	require.Len(t, got, 1, "one collection, not two")
+	require.Equal(t, public, got["tidewatch_demo/101"].ID)
+	c, err := in.App.Collection(context.Background(), alice, rep.Created[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, public, c.ID, "the imported copy's id finds the post")
+}
