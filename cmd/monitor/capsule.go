@@ -261,6 +261,21 @@ only repair it makes. It changes files in place, so it refuses a zip.`,
 				return err
 			}
 			defer src.Close()
+			if ech0.Is(src) {
+				// An Ech0 capsule, checked by the rules of Ech0's checker.
+				l, err := ech0.Load(src)
+				if err != nil {
+					return err
+				}
+				for _, p := range l.Problems {
+					d.printf("%s\n", p)
+				}
+				d.printf("Ech0 capsule, %d echo file(s): %d error(s), %d warning(s)\n", len(l.Echoes), l.Errors(), len(l.Problems)-l.Errors())
+				if n := l.Errors(); n > 0 {
+					return exitError{code: 1, msg: fmt.Sprintf("the Ech0 capsule has %d error(s)", n)}
+				}
+				return nil
+			}
 			if fix && src.IsZip() {
 				return check.ErrFixZip
 			}

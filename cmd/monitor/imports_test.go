@@ -47,6 +47,10 @@ func TestImportCommands(t *testing.T) {
 	require.Contains(t, out, "skipped  1  comment")
 	require.Contains(t, out, "imported: Ech0 capsule: 1 post(s) read, 1 new")
 
+	out, errOut, code = cli(t, nil, "check", echo)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "Ech0 capsule, 1 echo file(s): 0 error(s), 0 warning(s)\n", out)
+
 	_, errOut, code = cli(t, env, "import", "x-archive", tgdir, "--tenant", "alice")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "looks like a Telegram Desktop export; use monitor import telegram-export")

@@ -1,6 +1,7 @@
 package ech0_test
 
 import (
+	"archive/zip"
 	"context"
 	"io/fs"
 	"os"
@@ -202,4 +203,48 @@ func TestExportFlavorEch0(t *testing.T) {
 		gotMedia += len(c.Media)
 	}
 	require.Equal(t, media, gotMedia)
+}
+
+// Hostile Ech0 capsules are refused whole: a zip entry that leaves the
+// folder, a symlink out of it, a zip cut short.
+func TestRefusesHostileCapsules(t *testing.T) {
+	t.Parallel()
+	real := testkit.RealFixturesDir(t, "ech0/capsule-from-check_test")
+	t.Run("zip slip", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "c.zip")
+		f, err := os.Create(p)
+		require.NoError(t, err)
+		zw := zip.NewWriter(f)
+		for _, name := range []string{"ech0.yaml", "echoes/2026/2026-01-01-01947c3e.md", "files/images/cat.png"} {
+			w, err := zw.Create(name)
+			require.NoError(t, err)
+			b, err := os.ReadFile(filepath.Join(real, name))
+			require.NoError(t, err)
+			_, _ = w.Write(b)
+		}
+		w, err := zw.Create("../../evil.md")
+		require.NoError(t, err)
+		_, _ = w.Write([]byte("x"))
+		require.NoError(t, zw.Close())
+		require.NoError(t, f.Close())
+		_, l := load(t, p)
+		require.Positive(t, l.Errors())
+		in := capsuletest.New(t, storetest.New(t, "sqlite"))
+		_, err = importDir(t, in, in.Tenant(t, "alice", nil), p, false)
+		require.ErrorContains(t, err, "by Ech0's own rules")
+	})
+	t.Run("symlink", func(t *testing.T) {
+		dir := copyDir(t, real)
+		p := filepath.Join(dir, "files/images/cat.png")
+		require.NoError(t, os.Remove(p))
+		require.NoError(t, os.Symlink("/etc/hostname", p))
+		_, l := load(t, dir)
+		require.Positive(t, l.Errors())
+	})
+	t.Run("truncated zip", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "c.zip")
+		require.NoError(t, os.WriteFile(p, []byte("PK\x03\x04 cut"), 0o644))
+		_, err := capsule.Open(p)
+		require.ErrorContains(t, err, "neither a folder nor a readable zip file")
+	})
 }

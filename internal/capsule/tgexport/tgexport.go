@@ -228,7 +228,7 @@ type reader struct {
 	captured time.Time
 }
 
-// publicTypes are the chats whose posts have public t.me links.
+// public reports whether a chat's posts have public t.me links.
 func public(c chat) bool { return c.Type == "public_channel" || c.Type == "public_supergroup" }
 
 func (r *reader) readChat(c chat, only bool) error {
