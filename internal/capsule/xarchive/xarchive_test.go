@@ -86,7 +86,11 @@ func TestRealArchive2026(t *testing.T) {
 
 		dry := mustImport(t, in, alice, dir, xarchive.Options{ForeignOptions: importer.ForeignOptions{DryRun: true}})
 		require.Len(t, dry.Created, 149)
-		require.Positive(t, dry.MediaBytes, "a dry run reports the media sizes")
+		// The 14 media files of non-retweets hold 13 distinct images
+		// (2021607477964394540's and 2028424720790491260's are the same
+		// bytes): 2,172,533 bytes.
+		require.Equal(t, 13, dry.MediaFiles)
+		require.EqualValues(t, 2172533, dry.MediaBytes, "a dry run reports the media sizes")
 		require.Positive(t, dry.ContentBytes)
 		n, err := in.App.CountCollections(ctx, alice)
 		require.NoError(t, err)
@@ -97,6 +101,8 @@ func TestRealArchive2026(t *testing.T) {
 
 		rep := mustImport(t, in, alice, dir, xarchive.Options{})
 		require.Equal(t, 149, rep.Read)
+		require.Equal(t, 13, rep.UploadedFiles)
+		require.EqualValues(t, 2172533, rep.UploadedBytes)
 		require.Len(t, rep.Created, 149)
 		require.Equal(t, 40, skipCount(rep, "retweet"))
 		require.Empty(t, rep.Unavailable, "every non-retweet's media is in the sample")
