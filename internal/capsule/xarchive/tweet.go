@@ -417,7 +417,7 @@ func (r *reader) post(t *tweet, raw, mediaDir string, deleted bool) (app.ImportC
 				src = v
 			}
 		}
-		md := map[string]any{"type": m.Type, "url": src}
+		md := map[string]any{"kind": liveKind(m.Type), "url": src}
 		file, why := r.findMedia(mediaDir, id, src, used)
 		if file == "" {
 			md["unavailable"] = why
@@ -468,6 +468,17 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// liveKind is the media kind the X adapter records in an x.post's data.
+func liveKind(t string) string {
+	switch t {
+	case "video":
+		return "video"
+	case "animated_gif":
+		return "gif"
+	}
+	return "photo"
 }
 
 func mediaKind(t string) string {
