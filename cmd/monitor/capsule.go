@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -15,6 +16,7 @@ import (
 	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/build"
 	"github.com/monitorhq/monitor/internal/capsule/check"
+	"github.com/monitorhq/monitor/internal/capsule/ech0"
 	"github.com/monitorhq/monitor/internal/capsule/export"
 	"github.com/monitorhq/monitor/internal/capsule/importer"
 	"github.com/monitorhq/monitor/internal/config"
@@ -46,16 +48,19 @@ func newImportCmd(d *deps) *cobra.Command {
 		Short: "Read an archive in: a capsule (adds collections) or a snapshot (replaces this instance)",
 		Long: `Read an archive in, from one of:
 
-  capsule   adds a capsule's collections to a tenant; safe to repeat
-  snapshot  replaces this instance's database and media at the next start`,
+  capsule          adds a capsule's collections to a tenant (a Monitor or
+                   an Ech0 capsule); safe to repeat
+  x-archive        adds the posts of an X account archive to a tenant
+  telegram-export  adds the messages of a Telegram Desktop export to a tenant
+  snapshot         replaces this instance's database and media at the next start`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newImportCapsuleCmd(d), newImportSnapshotCmd(d))
+	cmd.AddCommand(newImportCapsuleCmd(d), newImportXArchiveCmd(d), newImportTelegramExportCmd(d), newImportSnapshotCmd(d))
 	return cmd
 }
 
 func newExportCapsuleCmd(d *deps) *cobra.Command {
-	var tenant, out, query string
+	var tenant, out, query, flavor string
 	var includePrivate, zip, history bool
 	cmd := &cobra.Command{
 		Use:   "capsule --tenant NAME [-o DIR] [--include-private] [--zip] [--history] [--query Q]",
@@ -75,10 +80,18 @@ of the web library and GET /v1/search: words, "phrases", -exclusions, OR,
 saved:>7d. It combines with the other flags (--include-private still decides
 about private collections). A bad query stops the export before anything is
 written, naming the character where it went wrong; so does a query that
-leaves nothing to export: no empty capsule is written.`,
+leaves nothing to export: no empty capsule is written.
+
+--flavor ech0 writes the capsule Ech0 imports instead (ech0.yaml, one
+echoes/<YYYY>/<date>-<id>.md per post, files/images|videos|… named by
+key), by the rules of Ech0's own checker: the tenant's name as
+owner.username, the collection ids as echo ids, each post's link as a
+WEBSITE card. The default flavor, monitor, is also what Hugo builds as it
+is (docs/capsule.md).`,
 		Example: `  monitor export capsule --tenant alice -o alice-capsule
   monitor export capsule --tenant alice --zip -o alice.zip --history
-  monitor export capsule --tenant alice -o harbour --query '#harbour OR "storm plan" -has:video'`,
+  monitor export capsule --tenant alice -o harbour --query '#harbour OR "storm plan" -has:video'
+  monitor export capsule --tenant alice -o alice-ech0 --flavor ech0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// A bad query is refused before the archive is even opened.
@@ -99,7 +112,7 @@ leaves nothing to export: no empty capsule is written.`,
 				bar := d.progress("exporting")
 				v, _ := buildVersion()
 				res, err := export.Export(cmd.Context(), a, export.Options{
-					TenantID: t.ID, TenantName: t.Name, Out: out, Zip: zip, IncludePrivate: includePrivate, History: history, Query: query,
+					TenantID: t.ID, TenantName: t.Name, Out: out, Zip: zip, IncludePrivate: includePrivate, History: history, Query: query, Flavor: flavor,
 					Generator: "monitor " + v, Progress: bar.update,
 				})
 				bar.finish()
@@ -127,6 +140,7 @@ leaves nothing to export: no empty capsule is written.`,
 	cmd.Flags().BoolVar(&zip, "zip", false, "write one zip file instead of a folder")
 	cmd.Flags().BoolVar(&history, "history", false, "also export every earlier version of each collection")
 	cmd.Flags().StringVar(&query, "query", "", `export only the collections this search matches, e.g. '#harbour -has:video'`)
+	cmd.Flags().StringVar(&flavor, "flavor", "monitor", "the capsule's format: monitor, or ech0 for a capsule Ech0 imports")
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }
@@ -150,7 +164,12 @@ is skipped. Media are verified by SHA-256. The tenant's quota applies, checked
 from the capsule's stated sizes before anything is stored: when the import
 does not fit, nothing is imported. --dry-run reports what would happen and
 writes nothing. Collections marked private are left out unless
---include-private is given.`,
+--include-private is given.
+
+An Ech0 capsule (ech0.yaml, echoes/, files/) is recognised and checked by
+the rules of Ech0's own checker; its echoes become posts of platform ech0
+with their text, tags, files and time, private to the tenant. Its comments
+are skipped and counted.`,
 		Example: `  monitor import capsule alice-capsule --tenant alice --dry-run
   monitor import capsule alice.zip --tenant alice`,
 		Args: exactArgs(1, "the capsule folder or zip file"),
@@ -158,6 +177,9 @@ writes nothing. Collections marked private are left out unless
 			return d.withOffline(cmd, runtime.OfflineOptions{Media: true, Exclusive: !dryRun}, func(a *app.App) error {
 				t, err := a.TenantByName(cmd.Context(), tenant)
 				if err != nil {
+					return err
+				}
+				if done, err := d.importEch0(cmd, a, t.ID, args[0], dryRun, includePrivate); done || err != nil {
 					return err
 				}
 				src, res, err := d.openChecked(cmd, args[0])
@@ -239,6 +261,21 @@ only repair it makes. It changes files in place, so it refuses a zip.`,
 				return err
 			}
 			defer src.Close()
+			if ech0.Is(src) {
+				// An Ech0 capsule, checked by the rules of Ech0's checker.
+				l, err := ech0.Load(src)
+				if err != nil {
+					return err
+				}
+				for _, p := range l.Problems {
+					d.printf("%s\n", p)
+				}
+				d.printf("Ech0 capsule, %d echo file(s): %d error(s), %d warning(s)\n", len(l.Echoes), l.Errors(), len(l.Problems)-l.Errors())
+				if n := l.Errors(); n > 0 {
+					return exitError{code: 1, msg: fmt.Sprintf("the Ech0 capsule has %d error(s)", n)}
+				}
+				return nil
+			}
 			if fix && src.IsZip() {
 				return check.ErrFixZip
 			}
@@ -315,6 +352,36 @@ or nothing it leaves them out and says so.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "dist", "folder to write the site into")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "where the site is served: a path (default /), or a full address, which also writes the feed and sitemap")
 	return cmd
+}
+
+// importEch0 imports p when it is an Ech0 capsule, printing what Ech0's
+// checker would say first; done is false for any other input.
+func (d *deps) importEch0(cmd *cobra.Command, a *app.App, tenantID uuid.UUID, p string, dryRun, includePrivate bool) (done bool, err error) {
+	src, err := capsule.Open(p)
+	if err != nil {
+		return false, nil // openChecked reports it
+	}
+	defer src.Close()
+	if !ech0.Is(src) {
+		return false, nil
+	}
+	l, err := ech0.Load(src)
+	if err != nil {
+		return true, err
+	}
+	for _, pr := range l.Problems {
+		fmt.Fprintf(d.stderr, "%s\n", pr)
+	}
+	bar := d.progress("importing")
+	rep, err := ech0.Import(cmd.Context(), a, src, l, ech0.Options{
+		ForeignOptions: importer.ForeignOptions{TenantID: tenantID, DryRun: dryRun, Progress: bar.update}, IncludePrivate: includePrivate,
+	})
+	bar.finish()
+	if err != nil {
+		return true, err
+	}
+	d.printForeignReport(rep)
+	return true, nil
 }
 
 // openChecked opens a capsule and checks it; a capsule with errors is

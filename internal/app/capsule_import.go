@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,6 +113,9 @@ type ImportOptions struct {
 	Open func(sha256 string) (io.ReadCloser, error)
 	// Progress, when set, is called as media are uploaded.
 	Progress func(done, total int)
+	// Provider names the source on the stand-in captures of the imported
+	// revisions ("": store.ProviderCapsule), e.g. "x-archive".
+	Provider string
 }
 
 // ImportOutcome is what happened to one collection.
@@ -185,6 +189,29 @@ type upload struct {
 // quota can still refuse whole. Whatever an import stored before it was
 // refused, for any reason, is deleted again.
 func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items []ImportCollection, opts ImportOptions) (ImportReport, error) {
+	return a.ImportCollectionsFrom(ctx, tenantID, func(fn func(ImportCollection) error) error {
+		for _, it := range items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, opts)
+}
+
+// ImportSource hands the collections of an import to fn one at a time, in
+// the same order each time it is called, and stops at fn's first error.
+// An importer of a large file reads it again for each call rather than
+// holding every collection in memory.
+type ImportSource func(fn func(ImportCollection) error) error
+
+// ImportCollectionsFrom is ImportCollections over a source read twice:
+// once to plan (check every collection, find the new ones, their media
+// and the quota) before anything is stored, and once inside the one
+// transaction that writes them. Memory stays flat in the number of
+// collections; the import is still whole or nothing. A source that fails
+// on either reading fails the import, with nothing written.
+func (a *App) ImportCollectionsFrom(ctx context.Context, tenantID uuid.UUID, each ImportSource, opts ImportOptions) (ImportReport, error) {
 	ctx = store.WithTenant(ctx, tenantID)
 	rep := ImportReport{DryRun: opts.DryRun}
 	tenant, err := a.store.TenantGetByID(ctx, tenantID)
@@ -194,44 +221,38 @@ func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items [
 		}
 		return rep, err
 	}
-	for i := range items {
-		if err := checkImportItem(&items[i]); err != nil {
-			return rep, err
-		}
-	}
 
 	// Plan: which collections are new, and which of their media this
 	// instance lacks. Nothing is locked; the transaction looks again.
-	fresh := make([]bool, len(items))
+	sc := importScope{data: tenantID, access: privateAccessScope}
+	var needed []string
+	seen := map[string]bool{}
+	sizes := map[string]int64{} // sha256 → the size the source states
+	var contentBytes int64
 	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		for i, it := range items {
+		return each(func(it ImportCollection) error {
+			if err := checkImportItem(&it); err != nil {
+				return err
+			}
 			st, _, err := importStateOf(ctx, tx, tenantID, it)
 			if err != nil {
 				return err
 			}
-			fresh[i] = st == importNew
-		}
-		return nil
+			if st != importNew {
+				return nil
+			}
+			contentBytes += it.contentBytes()
+			for _, m := range it.media() {
+				sizes[m.sha] = max(sizes[m.sha], m.size)
+				if !seen[m.sha] {
+					seen[m.sha] = true
+					needed = append(needed, m.sha)
+				}
+			}
+			return nil
+		})
 	}); err != nil {
 		return rep, err
-	}
-	sc := importScope{data: tenantID, access: privateAccessScope}
-	var needed []string
-	seen := map[string]bool{}
-	sizes := map[string]int64{} // sha256 → the size the capsule states
-	var contentBytes int64
-	for i, it := range items {
-		if !fresh[i] {
-			continue
-		}
-		contentBytes += it.contentBytes()
-		for _, m := range it.media() {
-			sizes[m.sha] = max(sizes[m.sha], m.size)
-			if !seen[m.sha] {
-				seen[m.sha] = true
-				needed = append(needed, m.sha)
-			}
-		}
 	}
 	have, err := a.store.BlobsExisting(ctx, sc.data, sc.access, needed)
 	if err != nil {
@@ -280,10 +301,13 @@ func (a *App) ImportCollections(ctx context.Context, tenantID uuid.UUID, items [
 			return err
 		}
 		blobs := map[scopedSHA]store.Blob{}
-		for _, it := range items {
-			if err := a.importOne(ctx, tx, tenantID, it, uploads, blobs, &rep); err != nil {
+		if err := each(func(it ImportCollection) error {
+			if err := checkImportItem(&it); err != nil {
 				return err
 			}
+			return a.importOne(ctx, tx, tenantID, it, opts.Provider, uploads, blobs, &rep)
+		}); err != nil {
+			return err
 		}
 		if tenant.QuotaBytes != nil && len(rep.Created)+len(rep.Linked) > 0 {
 			after, err := tx.TenantUsage(ctx, tenantID, nil)
@@ -562,7 +586,7 @@ func (a *App) putImportMedia(ctx context.Context, key, sum string, open func(str
 }
 
 // importOne imports one collection inside the import's transaction.
-func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection,
+func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection, provider string,
 	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) error {
 	out := ImportOutcome{ID: it.ID, FileID: it.ID, Label: it.Label}
 	state, existing, err := importStateOf(ctx, tx, tenantID, it)
@@ -617,7 +641,7 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		}
 		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
 			Collection: coll, TenantID: tenantID, Content: content, Schemas: schemas,
-			Imported: &importedCapture{Provider: store.ProviderCapsule, At: at},
+			Imported: &importedCapture{Provider: cmp.Or(provider, store.ProviderCapsule), At: at},
 		})
 		if err != nil {
 			return err

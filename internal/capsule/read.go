@@ -113,6 +113,9 @@ func ParseCollection(path string, data []byte) (Collection, []Problem) {
 				d.errf(f, "%q is not a UUID in its usual lowercase form (like 0198a3f2-ac96-774b-bcce-b302099a8057)", c.ID)
 			}
 		},
+		// Derived for static-site generators (MarshalCollection).
+		"title":        func(*yaml.Node, string) {},
+		"date":         func(*yaml.Node, string) {},
 		"platform":     func(v *yaml.Node, f string) { c.Platform = d.str(v, f) },
 		"kind":         func(v *yaml.Node, f string) { c.Kind = d.str(v, f) },
 		"object_scope": func(v *yaml.Node, f string) { c.ObjectScope = d.str(v, f) },

@@ -29,15 +29,28 @@ type Source struct {
 	files map[string]int64 // slash path → size
 	names []string         // sorted
 	zip   *zip.ReadCloser
+	// what names the format in errors; markers find a zip's root.
+	what    string
+	markers []string
 }
 
 // Open opens a capsule folder or zip file and lists its files.
 func Open(p string) (*Source, error) {
+	// An Ech0 capsule (internal/capsule/ech0) opens the same way.
+	return OpenTree(p, "capsule", ManifestName, "ech0.yaml")
+}
+
+// OpenTree opens a folder or zip file of another format (an X archive, a
+// Telegram export) with the same guards as a capsule: what names the
+// format in errors, and the first of markers found in a zip, directly or
+// under its one top folder, sets the zip's root, so a zip of the folder
+// reads like the folder.
+func OpenTree(p, what string, markers ...string) (*Source, error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("capsule: %s: %w", p, unwrapPathErr(err))
+		return nil, fmt.Errorf("%s: %s: %w", what, p, unwrapPathErr(err))
 	}
-	s := &Source{Path: p, files: map[string]int64{}}
+	s := &Source{Path: p, files: map[string]int64{}, what: what, markers: markers}
 	if st.IsDir() {
 		err = s.openDir(p)
 	} else {
@@ -114,17 +127,17 @@ func (s *Source) problem(name, field, format string, args ...any) {
 func (s *Source) openDir(dir string) error {
 	root, err := filepath.Abs(dir)
 	if err != nil {
-		return fmt.Errorf("capsule: %s: %w", dir, err)
+		return fmt.Errorf("%s: %s: %w", s.what, dir, err)
 	}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return fmt.Errorf("capsule: %s: %w", dir, unwrapPathErr(err))
+		return fmt.Errorf("%s: %s: %w", s.what, dir, unwrapPathErr(err))
 	}
 	s.Dir = root
 	s.fsys = os.DirFS(real)
 	return filepath.WalkDir(real, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("capsule: read %s: %w", p, unwrapPathErr(err))
+			return fmt.Errorf("%s: read %s: %w", s.what, p, unwrapPathErr(err))
 		}
 		rel, _ := filepath.Rel(real, p)
 		name := filepath.ToSlash(rel)
@@ -174,14 +187,24 @@ func within(root, p string) bool {
 func (s *Source) openZip(p string) error {
 	zr, err := zip.OpenReader(p)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return fmt.Errorf("capsule: %s is neither a folder nor a readable zip file: %v", p, err)
+		return fmt.Errorf("%s: %s is neither a folder nor a readable zip file (a zip cut short, or another kind of file): %v", s.what, p, err)
 	}
 	s.zip = zr
-	// A zip made by zipping the capsule folder itself has one top folder.
+	// A zip made by zipping the folder itself has one top folder.
 	prefix := ""
-	if !hasEntry(zr, ManifestName) {
-		if top := singleTop(zr); top != "" && hasEntry(zr, top+"/"+ManifestName) {
-			prefix = top + "/"
+	found := false
+	for _, m := range s.markers {
+		if hasEntry(zr, m) {
+			found = true
+			break
+		}
+	}
+	if top := singleTop(zr); !found && top != "" {
+		for _, m := range s.markers {
+			if hasEntry(zr, top+"/"+m) {
+				prefix = top + "/"
+				break
+			}
 		}
 	}
 	for _, f := range zr.File {

@@ -68,6 +68,14 @@ func encodeYAML(n *yaml.Node) ([]byte, error) {
 func MarshalCollection(c *Collection) ([]byte, error) {
 	m := newMapping()
 	m.str("id", c.ID)
+	// title and date are for static-site generators and note apps (Hugo,
+	// Obsidian), derived from the fields below and ignored on read.
+	m.str("title", Title(c))
+	if c.PublishedAt != nil && !c.PublishedAt.IsZero() {
+		m.time("date", *c.PublishedAt)
+	} else {
+		m.time("date", c.SavedAt)
+	}
 	m.str("platform", c.Platform)
 	m.str("kind", c.Kind)
 	m.str("object_scope", c.ObjectScope)
@@ -264,3 +272,28 @@ func InsertID(data []byte, id string) ([]byte, error) {
 }
 
 var emptyIDLine = regexp.MustCompile(`^id:\s*(""|''|~|null)?\s*$`)
+
+// titleRunes is how long a derived title may be.
+const titleRunes = 70
+
+// Title is a collection's title for a static-site generator: its author
+// and the start of its text on one line ("Ann: Storm warning for the
+// harbour…"), or its summary when it has no text.
+func Title(c *Collection) string {
+	line := strings.Join(strings.Fields(c.Text), " ")
+	if line == "" {
+		line = strings.Join(strings.Fields(c.Summary), " ")
+	}
+	if r := []rune(line); len(r) > titleRunes {
+		line = strings.TrimSpace(string(r[:titleRunes])) + "…"
+	}
+	switch {
+	case c.Author.Name != "" && line != "":
+		return c.Author.Name + ": " + line
+	case line != "":
+		return line
+	case c.Author.Name != "":
+		return c.Author.Name
+	}
+	return c.ExternalID
+}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule"
+	"github.com/monitorhq/monitor/internal/capsule/ech0"
 )
 
 // Options say what to export and where.
@@ -46,7 +47,16 @@ type Options struct {
 	Now func() time.Time
 	// Progress, when set, is called after each collection.
 	Progress func(done, total int)
+	// Flavor is the capsule's format: "" (or "monitor") for Monitor's own,
+	// "ech0" for a capsule Ech0 imports (internal/capsule/ech0).
+	Flavor string
 }
+
+// Flavors are the values of Options.Flavor.
+const (
+	FlavorMonitor = "monitor"
+	FlavorEch0    = "ech0"
+)
 
 // Result says what an export wrote.
 type Result struct {
@@ -93,6 +103,11 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 			return res, fmt.Errorf("export: --query: %w", err)
 		}
 	}
+	switch opts.Flavor {
+	case "", FlavorMonitor, FlavorEch0:
+	default:
+		return res, fmt.Errorf("export: --flavor %q: choose %s or %s", opts.Flavor, FlavorMonitor, FlavorEch0)
+	}
 	if err := checkOut(opts.Out, opts.Zip); err != nil {
 		return res, err
 	}
@@ -118,6 +133,13 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 		func(ec app.ExportedCollection) error {
 			c := FromExported(ec)
 			p := capsule.CollectionPath(&c)
+			var encode func() ([]byte, error)
+			cRefs := refs(&c)
+			if opts.Flavor == FlavorEch0 {
+				var e *ech0.Echo
+				p, e, cRefs = echoOf(&c)
+				encode = func() ([]byte, error) { return ech0.Encode(e) }
+			}
 			if other, taken := paths[p]; taken && other != c.ID {
 				p = strings.TrimSuffix(p, ".md") + "-" + c.ID + ".md"
 			}
@@ -125,14 +147,14 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 			// Each media file is copied once, by the first collection
 			// that names it.
 			var media []mediaRef
-			for _, ref := range refs(&c) {
+			for _, ref := range cRefs {
 				if !w.written[ref.file] {
 					w.written[ref.file] = true
 					media = append(media, ref)
 				}
 			}
 			res.Collections++
-			return pool.add(fileJob{path: p, coll: c, media: media})
+			return pool.add(fileJob{path: p, coll: c, media: media, encode: encode})
 		})
 	missing, werr := pool.wait()
 	if err == nil {
@@ -154,12 +176,26 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 		Site:          capsule.Site{Title: opts.TenantName + " — archive", Description: "Posts archived with Monitor"},
 		Owner:         capsule.Owner{Name: opts.TenantName},
 	}
-	data, err := capsule.MarshalManifest(&man)
+	manName := capsule.ManifestName
+	var data []byte
+	if opts.Flavor == FlavorEch0 {
+		manName = ech0.ManifestName
+		data, err = ech0.EncodeManifest(&ech0.Manifest{SchemaVersion: ech0.SchemaVersion, Generator: opts.Generator,
+			ExportedAt: man.ExportedAt.Format(time.RFC3339), Site: ech0.Site{SiteTitle: man.Site.Title},
+			Owner: ech0.Owner{Username: opts.TenantName}})
+	} else {
+		data, err = capsule.MarshalManifest(&man)
+	}
 	if err != nil {
 		return res, err
 	}
-	if err := w.write(capsule.ManifestName, data); err != nil {
+	if err := w.write(manName, data); err != nil {
 		return res, err
+	}
+	if opts.Flavor != FlavorEch0 {
+		if err := writeHugo(w, man.Site.Title); err != nil {
+			return res, fmt.Errorf("export: %w", err)
+		}
 	}
 	res.Files, res.Bytes = w.files, w.bytes
 	if opts.Zip {
@@ -326,6 +362,8 @@ type fileJob struct {
 	path  string
 	coll  capsule.Collection
 	media []mediaRef
+	// encode, when set, writes the file in another flavor than Monitor's.
+	encode func() ([]byte, error)
 }
 
 // filePool writes collections and copies their media on a few workers,
@@ -369,7 +407,13 @@ func (p *filePool) run(w *writer, a *app.App, tenantID uuid.UUID, j fileJob, buf
 			missing = append(missing, MissingMedia{SHA256: ref.sha, Path: j.path, Err: err})
 		}
 	}
-	data, err := capsule.MarshalCollection(&j.coll)
+	var data []byte
+	var err error
+	if j.encode != nil {
+		data, err = j.encode()
+	} else {
+		data, err = capsule.MarshalCollection(&j.coll)
+	}
 	if err != nil {
 		err = fmt.Errorf("export: %s: %w", j.path, err)
 	} else {
