@@ -45,6 +45,9 @@ const snowflakeEpochMS = 1288834974657
 // (with its timeline from page_cursor as related targets, unless expand
 // is "none"). Failures are answered in FetchResponse.error.
 func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
+	if req.GetProviderId() == ProviderXSession {
+		return a.sessionFetch(ctx, req)
+	}
 	if resp, err := kit.CheckFetch(req, "X", ProviderFxTwitter, Platform); resp != nil || err != nil {
 		return resp, err
 	}
