@@ -20,7 +20,7 @@ import (
 // Messages of the post errors people see.
 const (
 	msgPostNotFound = "post not found or not public"
-	msgPostPrivate  = "this post is private (protected account)"
+	msgPostPrivate  = "this post is private (protected account); it needs an account: capture it through your own X account that follows its author (monitor account add --adapter x, then capture with that connection)"
 )
 
 // Relation names of the entity graph.
