@@ -96,9 +96,9 @@ const (
 	PathAccountCancel = "/channel/v1/work/{id}/account-cancel" // POST Lease → Empty (404: none waiting)
 	PathAccountRemove = "/channel/v1/work/{id}/account-remove" // POST AccountRemoveRequest → Connection
 	PathAccountFinish = "/channel/v1/work/{id}/account-finish" // POST Lease → AccountResult
-	PathCacheGet  = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
-	PathCachePut  = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
-	PathCacheDrop = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
+	PathCacheGet      = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
+	PathCachePut      = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
+	PathCacheDrop     = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
 )
 
 // Lease timing: the channel renews a claimed item, and the poll lease it
