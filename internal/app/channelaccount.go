@@ -325,16 +325,19 @@ func (a *App) openStaged(tenantID, workID uuid.UUID, payload []byte) ([]byte, er
 
 // stageAccountSecret runs as an update is stored: a private message that
 // is not a command, from a person whose /account_add is waiting in that
-// chat, is the secret. It is sealed into the dialog's payload and the
-// update keeps no text (Staged), so the channel deletes it.
-func (a *App) stageAccountSecret(ctx context.Context, tx *store.Tx, ch store.Channel, ident store.Identity, u *ChannelUpdate) error {
+// chat, is the secret. It is sealed at once and the update keeps no text
+// (Staged), so the channel deletes the message; the returned stage, run
+// once the update's own item is queued, keeps the sealed secret in the
+// dialog's payload and makes the dialog claimable just after that item.
+// stage is nil when the message is no secret.
+func (a *App) stageAccountSecret(ctx context.Context, tx *store.Tx, ch store.Channel, ident store.Identity, u *ChannelUpdate) (stage func() error, err error) {
 	text := strings.TrimSpace(u.Text)
 	if u.Kind != ChannelUpdateMessage || u.ChatType != "private" || text == "" || strings.HasPrefix(text, "/") {
-		return nil
+		return nil, nil
 	}
 	ds, err := tx.ChannelAccountDialogs(ctx, ch.ID, ident.TenantID)
 	if err != nil || len(ds) == 0 {
-		return err
+		return nil, err
 	}
 	now := a.now().UTC()
 	for _, w := range ds {
@@ -353,15 +356,13 @@ func (a *App) stageAccountSecret(ctx context.Context, tx *store.Tx, ch store.Cha
 		}
 		doc, err := json.Marshal(d)
 		if err != nil {
-			return err
-		}
-		// Claimable just after the update that carried the secret, so the
-		// channel deletes the message before it answers the dialog.
-		if err := tx.ChannelWorkStage(ctx, w.ID, payload, doc, now.Add(time.Millisecond)); err != nil {
-			return err
+			return nil, err
 		}
 		u.Text, u.Entities, u.Staged = "", nil, true
-		return nil
+		id := w.ID
+		return func() error {
+			return tx.ChannelWorkStage(ctx, id, payload, doc, a.now().Add(time.Millisecond))
+		}, nil
 	}
-	return nil
+	return nil, nil
 }

@@ -164,7 +164,8 @@ func (a *App) storeUpdate(ctx context.Context, ch store.Channel, u ChannelUpdate
 		u := u
 		// The secret of a waiting /account_add is sealed before anything
 		// of the update is stored.
-		if err := a.stageAccountSecret(ctx, tx, ch, ident, &u); err != nil {
+		stage, err := a.stageAccountSecret(ctx, tx, ch, ident, &u)
+		if err != nil {
 			return err
 		}
 		payload, err := json.Marshal(u)
@@ -172,7 +173,10 @@ func (a *App) storeUpdate(ctx context.Context, ch store.Channel, u ChannelUpdate
 			return err
 		}
 		created, err = insertUpdate(ctx, tx, ch, u, payload, ident, newTenant)
-		return err
+		if err != nil || !created || stage == nil {
+			return err
+		}
+		return stage()
 	})
 	return created, err
 }
