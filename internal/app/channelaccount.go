@@ -91,8 +91,9 @@ type ChannelAccountResult struct {
 	Problem string
 }
 
-// accountAdapters lists the adapters with an account provider.
-func (a *App) accountAdapters() []AccountAdapterView {
+// AccountAdapters lists the adapters with an account provider, for the
+// surfaces that add accounts.
+func (a *App) AccountAdapters() []AccountAdapterView {
 	if a.adapters == nil {
 		return nil
 	}
@@ -112,7 +113,7 @@ func (a *App) accountAdapters() []AccountAdapterView {
 }
 
 func (a *App) accountAdapter(id string) (AccountAdapterView, error) {
-	for _, ad := range a.accountAdapters() {
+	for _, ad := range a.AccountAdapters() {
 		if ad.ID == id {
 			return ad, nil
 		}
@@ -131,7 +132,7 @@ func (a *App) ChannelAccounts(ctx context.Context, id uuid.UUID, owner string) (
 	if err != nil {
 		return ChannelAccountsView{}, err
 	}
-	return ChannelAccountsView{Adapters: a.accountAdapters(), Connections: conns}, nil
+	return ChannelAccountsView{Adapters: a.AccountAdapters(), Connections: conns}, nil
 }
 
 // privateJob refuses an item that does not answer a private chat: a

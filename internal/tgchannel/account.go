@@ -80,7 +80,11 @@ func (j *job) btnAccountAdd(ctx context.Context, adapter string) error {
 		return err
 	}
 	mins := int(time.Until(d.ExpiresAt).Round(time.Minute) / time.Minute)
-	return j.reply(ctx, outMessage{text: j.lang.t("account.paste", d.Adapter.Name, d.Adapter.Help, max(mins, 1))})
+	help := d.Adapter.Help
+	if d.Adapter.ID == "x" {
+		help = j.lang.t("account.help.x") // ours, in both languages
+	}
+	return j.reply(ctx, outMessage{text: j.lang.t("account.paste", d.Adapter.Name, help, max(mins, 1))})
 }
 
 // cmdCancel ends a waiting /account_add.

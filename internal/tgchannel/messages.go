@@ -84,6 +84,10 @@ var catalog = map[string]map[locale]string{
 		langEN: "🔑 Send %s's credential as your next message: %s.\n\nI delete that message from this chat at once. Send /cancel to stop; I wait %d minutes.",
 		langZH: "🔑 请把 %s 的凭据作为下一条消息发送：%s。\n\n我会立刻从聊天中删除这条消息。发送 /cancel 可取消；我会等待 %d 分钟。",
 	},
+	"account.help.x": {
+		langEN: "the auth_token and ct0 cookies of a signed-in x.com: a Cookie header (auth_token=…; ct0=…), the x.com lines of a cookies.txt file, or a cookie extension's JSON export",
+		langZH: "已登录 x.com 的 auth_token 和 ct0 两个 cookie：Cookie 请求头（auth_token=…; ct0=…）、cookies.txt 文件中 x.com 的几行，或浏览器 cookie 扩展导出的 JSON",
+	},
 	"account.received": {
 		langEN: "🔒 Received, and deleted from the chat. Checking it with the platform…",
 		langZH: "🔒 已收到，并已从聊天中删除。正在向平台核验……",
