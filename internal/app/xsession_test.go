@@ -101,6 +101,31 @@ func TestXSessionProtectedPost(t *testing.T) {
 	})
 }
 
+// A post X shows to be public (its author is not protected), read through
+// Alice's account: the adapter says so, and core keeps it in her private
+// copy all the same (it merges nothing into the public collection yet);
+// the public collection of the post stays untouched.
+func TestXSessionPublicEvidenceStaysPrivate(t *testing.T) {
+	t.Parallel()
+	xSessionCore(t, func(t *testing.T, c *testcore.Core) {
+		ctx := context.Background()
+		alice := c.Tenant(t, "alice", nil)
+		const id = "1900000000000000009"
+		public := bytes.ReplaceAll(xFixture(t, "TweetResultByRestId.protected.1900000000000000001.json"), []byte(xProtectedID), []byte(id))
+		public = bytes.ReplaceAll(public, []byte(`"protected": true`), []byte(`"protected": false`))
+		require.NotContains(t, string(public), `"protected": true`)
+		c.X.SetTweet(id, public)
+		conn, err := addXAccount(ctx, c.App, alice, xAlice.Cookie())
+		require.NoError(t, err)
+		res, v := captureWith(t, c, alice, "https://x.com/harbor_locked/status/"+id, conn.Connection.ID)
+		require.Equal(t, app.StateComplete, v.State, v.Error)
+		coll, err := c.App.Collection(ctx, alice, res.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, "private", coll.Visibility)
+		require.NotEqual(t, app.PublicCollectionID("x", "x.post", "", id), coll.ID)
+	})
+}
+
 // Wrong cookies are refused when an account is added, and an existing
 // credential stays as it was.
 func TestXSessionWrongCookies(t *testing.T) {
