@@ -442,3 +442,54 @@ func TestSessionTimeline(t *testing.T) {
 	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE, e.GetCode())
 	require.True(t, e.GetRetryable())
 }
+
+// TestSessionMatchesFxTwitter reads the same recorded posts through both
+// providers (FxTwitter's own answers were made from these GraphQL
+// recordings): the text, author, time, display media and graph shape a
+// reader sees are the same.
+func TestSessionMatchesFxTwitter(t *testing.T) {
+	t.Parallel()
+	fxDir := testkit.RealFixturesDir(t, "fxtwitter/fxembed-run")
+	h := newSessionHarness(t)
+	for _, id := range []string{"20", "1841206275088290279", "1848831595014459513", "1899954694652309701", "1902059299591090335", "1964084223871971826"} {
+		fxBody, err := os.ReadFile(filepath.Join(fxDir, "2_status_"+id+".json"))
+		require.NoError(t, err)
+		h.fx.SetOverride("/2/status/"+id, 200, "application/json", fxBody)
+		pub, err := h.client.Fetch(context.Background(), postRequest(id))
+		require.NoError(t, err)
+		require.Nil(t, pub.GetError(), id)
+		h.xg.SetTweet(id, realGraphQL(t, tweetFile(t, id)))
+		acc := h.fetch(t, x.EntityTypePost, id, "", "")
+		require.Nil(t, acc.GetError(), id)
+		require.Equal(t, pub.GetDisplay().GetText(), acc.GetDisplay().GetText(), id)
+		require.Equal(t, pub.GetDisplay().GetAuthorName(), acc.GetDisplay().GetAuthorName(), id)
+		require.Equal(t, pub.GetDisplay().GetSummary(), acc.GetDisplay().GetSummary(), id)
+		require.Equal(t, pub.GetDisplay().GetPublishedAt().AsTime(), acc.GetDisplay().GetPublishedAt().AsTime(), id)
+		kinds := func(r *adapterv1.FetchResponse) []string {
+			var out []string
+			for _, m := range displayMedia(r) {
+				out = append(out, m.GetKind().String()+" "+m.GetCacheKey())
+			}
+			return out
+		}
+		require.Equal(t, kinds(pub), kinds(acc), id)
+		keys := func(r *adapterv1.FetchResponse) []string {
+			var out []string
+			for _, e := range r.GetGraph().GetEntities() {
+				out = append(out, e.GetKey())
+			}
+			return out
+		}
+		require.Equal(t, keys(pub), keys(acc), id)
+		require.Equal(t, kittest.ViewRelations(pub.GetGraph().GetRelations()), kittest.ViewRelations(acc.GetGraph().GetRelations()), id)
+	}
+}
+
+// tweetFile is the TweetResultByRestId sample of post id.
+func tweetFile(t *testing.T, id string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(testkit.RealFixturesDir(t, "x-graphql"), "TweetResultByRestId.*."+id+".json"))
+	require.NoError(t, err)
+	require.Len(t, m, 1, id)
+	return filepath.Base(m[0])
+}
