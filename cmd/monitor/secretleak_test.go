@@ -438,12 +438,16 @@ func (c *leakCorpus) botAccount(bot *testkit.BotAPI, secret string) {
 	btn, ok := choose.Button("Accounts (test)")
 	require.True(c.t, ok, "%v", choose.Buttons)
 	bot.PushCallback(user.ID, user, choose.Result[0], btn.CallbackData)
-	wait("the prompt", func(call testkit.BotCall) bool { return call.ChatID == user.ID && strings.Contains(call.Text, "next message") })
+	wait("the prompt", func(call testkit.BotCall) bool {
+		return call.ChatID == user.ID && strings.Contains(call.Text, "next message")
+	})
 	msg := bot.PushPrivateMessage(user, secret)
 	wait("the secret deleted", func(call testkit.BotCall) bool {
 		return call.Method == "deleteMessage" && call.ChatID == user.ID && call.MessageID == msg.MessageID
 	})
-	wait("the account added", func(call testkit.BotCall) bool { return call.ChatID == user.ID && strings.Contains(call.Text, "@leak_75 connected") })
+	wait("the account added", func(call testkit.BotCall) bool {
+		return call.ChatID == user.ID && strings.Contains(call.Text, "@leak_75 connected")
+	})
 	for _, call := range bot.Calls() {
 		c.add("Bot API "+call.Method, []byte(fmt.Sprintf("%+v", call)))
 	}
