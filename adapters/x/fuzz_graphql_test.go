@@ -16,7 +16,7 @@ import (
 // schemas accept.
 func FuzzGraphQL(f *testing.F) {
 	for _, b := range testkit.RealFixturesSeeds(f, "x-graphql", ".json") {
-		if len(b) <= 64<<10 { // the large timelines slow the fuzzer down
+		if len(b) <= 24<<10 { // the large timelines slow the fuzzer down
 			f.Add(b)
 		}
 	}
