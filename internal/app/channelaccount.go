@@ -326,7 +326,7 @@ func (a *App) openStaged(tenantID, workID uuid.UUID, payload []byte) ([]byte, er
 
 // stageAccountSecret runs as an update is stored: a private message that
 // is not a command, from a person whose /account_add is waiting in that
-// chat, is the secret. It is sealed at once and the update keeps no text
+// chat (or expired there, not yet ended), is the secret. It is sealed at once and the update keeps no text
 // (Staged), so the channel deletes the message; the returned stage, run
 // once the update's own item is queued, keeps the sealed secret in the
 // dialog's payload and makes the dialog claimable just after that item.
@@ -344,12 +344,16 @@ func (a *App) stageAccountSecret(ctx context.Context, tx *store.Tx, ch store.Cha
 	for _, w := range ds {
 		var d accountDialog
 		if json.Unmarshal(w.Progress, &d) != nil || d.IdentityID != ident.ID || d.ChatID != u.ChatID || d.Staged ||
-			!now.Before(d.ExpiresAt) || w.State != store.WorkPending {
+			w.State != store.WorkPending {
 			continue
 		}
 		d.Staged, d.MessageID = true, u.MessageID
 		var payload []byte
-		if box, err := a.credentialBox(); err != nil {
+		if !now.Before(d.ExpiresAt) {
+			// Too late, but most likely the secret all the same: it is
+			// deleted and kept nowhere, and nothing is added.
+			d.Problem = "the /account_add had waited 10 minutes and ended before this message came, so nothing was stored; send /account_add again"
+		} else if box, err := a.credentialBox(); err != nil {
 			d.Problem = err.Error()
 		} else {
 			nonce, sealed := box.sealBytes([]byte(text), stagedAAD(ident.TenantID, w.ID))

@@ -115,6 +115,25 @@ func TestChannelAccountDialog(t *testing.T) {
 		require.Equal(t, "auth_token=zzz", u.Update.Text)
 		require.NoError(t, a.ChannelDone(ctx, u.ID, poller))
 
+		// A secret that comes after the 10 minutes, before the dialog
+		// ended: deleted and kept nowhere all the same, nothing added.
+		start(10)
+		c.Clock.Advance(app.AccountDialogTTL + time.Second)
+		pollLease(t, a, ch)
+		accept(message(11, user, "auth_token=late"))
+		c.Clock.Advance(time.Second)
+		late := claimAll(t, a, ch, poller)
+		require.Len(t, late, 2)
+		require.True(t, late[0].Update.Staged)
+		require.Empty(t, late[0].Update.Text)
+		res, err = a.ChannelAccountFinish(ctx, late[1].ID, poller)
+		require.NoError(t, err)
+		require.Contains(t, res.Problem, "ended before this message came")
+		require.Nil(t, res.Connection)
+		for _, w := range late {
+			require.NoError(t, a.ChannelDone(ctx, w.ID, poller))
+		}
+
 		// /cancel.
 		start(6)
 		accept(message(7, user, "/cancel"))
