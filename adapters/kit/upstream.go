@@ -68,12 +68,21 @@ func (r *Response) Source() *adapterv1.SourceResponse {
 // for the RPC answer when the exchange itself failed; HTTP error statuses
 // are the caller's to classify (StatusError).
 func (u *Upstream) Get(ctx context.Context, path string) (*Response, *adapterv1.Error) {
+	return u.GetWith(ctx, path, nil)
+}
+
+// GetWith is Get with further headers for this one request (an account's
+// session, which must not live in the shared Header).
+func (u *Upstream) GetWith(ctx context.Context, path string, header http.Header) (*Response, *adapterv1.Error) {
 	reqURL := u.BaseURL + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, reqURL, nil)
 	if err != nil {
 		return nil, Err(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, fmt.Sprintf("cannot build the %s request: %v", u.Name, err))
 	}
 	for k, vs := range u.Header {
+		req.Header[k] = vs
+	}
+	for k, vs := range header {
 		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", u.UserAgent)

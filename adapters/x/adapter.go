@@ -1,6 +1,8 @@
 // Package x is Monitor's X (Twitter) source adapter. It resolves X post and
 // profile URLs into targets and fetches posts through the public FxTwitter
-// v2 API, answering core over the adapter.v1 gRPC protocol.
+// v2 API (provider fxtwitter) or, with a tenant's signed-in session,
+// through X's own web GraphQL API (provider x-session), answering core
+// over the adapter.v1 gRPC protocol.
 //
 // The package imports only api/adapter/v1, adapters/kit and the standard
 // library, so it can run inside `monitor serve` or alone as
@@ -40,10 +42,17 @@ type Adapter struct {
 	adapterv1.UnimplementedAdapterServer
 
 	fx kit.Upstream
+	// xapi is X's web API, asked with a tenant's session.
+	xapi kit.Upstream
 }
 
-// New returns an Adapter with opts, filling zero fields with the defaults.
-func New(opts Options) *Adapter {
+// New returns an Adapter with opts, filling zero fields with the defaults;
+// its x-session provider talks to X itself (DefaultXAPIURL).
+func New(opts Options) *Adapter { return NewWithSession(opts, Options{}) }
+
+// NewWithSession is New with the options of the x-session provider's
+// upstream, X's web API (BaseURL: MONITOR_X_API_URL).
+func NewWithSession(opts, session Options) *Adapter {
 	a := &Adapter{fx: kit.Upstream{
 		Name:   "FxTwitter",
 		Header: http.Header{"Accept": {"application/json"}},
@@ -54,6 +63,19 @@ func New(opts Options) *Adapter {
 		UserAgent:        DefaultUserAgent,
 		MaxResponseBytes: DefaultMaxResponseBytes,
 		Timeout:          DefaultTimeout,
+	})
+	a.xapi = kit.Upstream{
+		Name:   "X",
+		Header: http.Header{"Accept": {"application/json"}, "Content-Type": {"application/json"}},
+		Body:   "X's answer",
+	}
+	session.Apply(&a.xapi, kit.Defaults{
+		BaseURL:          DefaultXAPIURL,
+		UserAgent:        DefaultUserAgent,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+		Timeout:          DefaultTimeout,
+		// The session never follows X to another host.
+		CheckRedirect: kit.SameHostRedirects(3),
 	})
 	return a
 }

@@ -63,9 +63,10 @@ func gate() *kit.Gate {
 // (seed 000: 1,000).
 const maxBatchSize = 1000
 
-// Describe says who the adapter is: one public provider, fxtwitter, that
+// Describe says who the adapter is: the public provider fxtwitter, that
 // fetches posts with their media, author and quoted post, threads, and
-// profiles with their timelines page by page.
+// profiles with their timelines page by page; and x-session, which does
+// the same through a tenant's X account.
 func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapterv1.DescribeResponse, error) {
 	return &adapterv1.DescribeResponse{
 		AdapterId:      AdapterID,
@@ -94,6 +95,30 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 			},
 			EntityTypes:  []string{EntityTypePost, EntityTypeProfile},
 			MaxBatchSize: maxBatchSize,
+		}, {
+			// A tenant's own signed-in session: protected posts the
+			// account may see, private unless X shows they are public.
+			Id:              ProviderXSession,
+			AuthMode:        adapterv1.AuthMode_AUTH_MODE_ACCOUNT,
+			DefaultProvider: true,
+			Visibilities:    []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PRIVATE, adapterv1.Visibility_VISIBILITY_PUBLIC},
+			Capabilities: []*adapterv1.Capability{
+				adapterv1.Cap1(adapterv1.CapCaptureFetch),
+				adapterv1.Cap1(adapterv1.CapCaptureRelated),
+				adapterv1.Cap1(adapterv1.CapCapturePage),
+				adapterv1.Cap1(adapterv1.CapCaptureCanonical),
+				adapterv1.Cap1(adapterv1.CapCaptureThread),
+				adapterv1.Cap1(adapterv1.CapContentText),
+				adapterv1.Cap1(adapterv1.CapEntityGraph),
+				adapterv1.Cap1(adapterv1.CapSourceRaw),
+				adapterv1.Cap1(adapterv1.CapMediaImage),
+				adapterv1.Cap1(adapterv1.CapMediaVideo),
+				adapterv1.Cap1(adapterv1.CapCredentialPrepare),
+				adapterv1.Cap1(adapterv1.CapConnectionCheck),
+			},
+			EntityTypes:    []string{EntityTypePost, EntityTypeProfile},
+			MaxBatchSize:   maxBatchSize,
+			CredentialHelp: credentialHelp,
 		}},
 		EntityTypes: []*adapterv1.EntityType{
 			{Name: EntityTypePost, JsonSchema: postSchema},

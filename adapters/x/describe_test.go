@@ -28,7 +28,7 @@ func TestDescribe(t *testing.T) {
 		"fxtwitter.com", "www.fxtwitter.com", "fixupx.com", "www.fixupx.com", "vxtwitter.com", "www.vxtwitter.com",
 	}, d.GetHosts())
 
-	require.Len(t, d.GetProviders(), 1)
+	require.Len(t, d.GetProviders(), 2)
 	p := d.GetProviders()[0]
 	require.Equal(t, "fxtwitter", p.GetId())
 	require.Equal(t, adapterv1.AuthMode_AUTH_MODE_NONE, p.GetAuthMode())
@@ -52,6 +52,19 @@ func TestDescribe(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, resp.GetError(), h)
 	}
+	// The account provider: the same content through a tenant's session.
+	s := d.GetProviders()[1]
+	require.Equal(t, "x-session", s.GetId())
+	require.Equal(t, adapterv1.AuthMode_AUTH_MODE_ACCOUNT, s.GetAuthMode())
+	require.True(t, s.GetDefaultProvider(), "the default account provider")
+	require.ElementsMatch(t, []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PRIVATE, adapterv1.Visibility_VISIBILITY_PUBLIC}, s.GetVisibilities())
+	require.Contains(t, s.GetCredentialHelp(), "auth_token and ct0")
+	var scaps []string
+	for _, c := range s.GetCapabilities() {
+		scaps = append(scaps, c.GetName())
+	}
+	require.ElementsMatch(t, append(caps, "credential.prepare", "connection.check"), scaps)
+
 	schemas := kittest.CompileSchemas(t, d)
 	require.Len(t, schemas, 2)
 	for _, name := range p.GetEntityTypes() {

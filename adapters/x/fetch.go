@@ -20,7 +20,7 @@ import (
 // Messages of the post errors people see.
 const (
 	msgPostNotFound = "post not found or not public"
-	msgPostPrivate  = "this post is private (protected account)"
+	msgPostPrivate  = "this post is private (protected account); it needs an account: capture it through your own X account that follows its author (monitor account add --adapter x, then capture with that connection)"
 )
 
 // Relation names of the entity graph.
@@ -45,6 +45,9 @@ const snowflakeEpochMS = 1288834974657
 // (with its timeline from page_cursor as related targets, unless expand
 // is "none"). Failures are answered in FetchResponse.error.
 func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
+	if req.GetProviderId() == ProviderXSession {
+		return a.sessionFetch(ctx, req)
+	}
 	if resp, err := kit.CheckFetch(req, "X", ProviderFxTwitter, Platform); resp != nil || err != nil {
 		return resp, err
 	}

@@ -480,8 +480,10 @@ func TestFetchBadRequests(t *testing.T) {
 		code    adapterv1.ErrorCode
 		message string
 	}{
-		{"other provider", &adapterv1.FetchRequest{ProviderId: "x-session", Target: post("1")},
-			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `provider "x-session" is not a provider of the X adapter`},
+		{"other provider", &adapterv1.FetchRequest{ProviderId: "x-api", Target: post("1")},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `provider "x-api" is not a provider of the X adapter`},
+		{"account provider without a credential", &adapterv1.FetchRequest{ProviderId: "x-session", Target: post("1")},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "not a credential of the x-session provider"},
 		{"no provider", &adapterv1.FetchRequest{Target: post("1")},
 			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "not a provider"},
 		{"other platform", &adapterv1.FetchRequest{ProviderId: "fxtwitter",
@@ -521,8 +523,9 @@ func TestFetchBadRequests(t *testing.T) {
 	_, err := h.client.Fetch(ctx, &adapterv1.FetchRequest{ProviderId: "fxtwitter"})
 	require.Equal(t, codes.InvalidArgument, status.Code(err))
 
-	_, err = h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: "fxtwitter"})
-	require.Equal(t, codes.Unimplemented, status.Code(err), "fxtwitter declares no credential.prepare")
+	prep, err := h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: "fxtwitter"})
+	require.NoError(t, err)
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, prep.GetError().GetCode(), "fxtwitter takes no credential")
 }
 
 // A poll is kept with the post: its choices in order with their votes,

@@ -7,11 +7,15 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -211,6 +215,8 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		"a session added over REST":    "rst" + randomSecret(t),
 		"a session refused on add":     "bad" + randomSecret(t),
 		"a session of the scale mode":  "scl" + randomSecret(t),
+		"a session pasted on the web":  "web" + randomSecret(t),
+		"a session pasted to the bot":  "bot" + randomSecret(t),
 	}
 	accounts.Expire(secrets["a session refused on add"])
 	session := func(account, what string) string {
@@ -293,6 +299,15 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	code, body = c.rest(base, alice, "DELETE", "/v1/connections/"+connID, "")
 	require.Equal(t, http.StatusNoContent, code, body)
 	c.stop("embedded serve", srv)
+
+	// The web form and the bot's /account_add, on a serve whose bot is
+	// the fake Bot API's own.
+	withBot := envWith(map[string]string{"MONITOR_DATA_DIR": dataDir, "MONITOR_TELEGRAM_TOKEN": bot.Token()})
+	link := strings.TrimSpace(c.cli(emb, true, "admin", "login-link", "--tenant", "alice"))
+	srv = startProcess(t, withBot, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
+	c.webAccount(srv.addr, link, session("74", "a session pasted on the web"), session("74", "a session refused on add"))
+	c.botAccount(bot, session("75", "a session pasted to the bot"))
+	c.stop("embedded serve with the bot", srv)
 	c.cli(emb, false, "export", "capsule", "--tenant", "alice", "--include-private", "-o", filepath.Join(work, "capsule"))
 	c.cli(emb, false, "export", "capsule", "--tenant", "alice", "--include-private", "--zip", "-o", filepath.Join(work, "capsule.zip"))
 	c.cli(emb, false, "export", "snapshot", "-o", filepath.Join(work, "snapshot.zip"))
@@ -350,6 +365,92 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		require.Contains(t, c.texts, name, "the archive was read")
 	}
 	c.requireNone(secrets)
+}
+
+// webAccount signs in on the web library with a login link, adds an
+// account through the Accounts form and has another refused, keeping the
+// pages in the corpus.
+func (c *leakCorpus) webAccount(base, link, secret, refused string) {
+	c.t.Helper()
+	_, token, ok := strings.Cut(link, "/login/")
+	require.True(c.t, ok, link)
+	jar, err := cookiejar.New(nil)
+	require.NoError(c.t, err)
+	hc := &http.Client{Jar: jar}
+	get := func(path string) string {
+		resp, err := hc.Get(base + path)
+		require.NoError(c.t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(c.t, err)
+		require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s: %s", path, b)
+		c.add("web GET "+path, b)
+		return string(b)
+	}
+	get("/login/" + token)
+	page := get("/accounts")
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	require.NotNil(c.t, m, "the Accounts form carries the CSRF token")
+	post := func(secret string, want int) {
+		form := url.Values{"csrf": {m[1]}, "adapter": {"acct"}, "secret": {secret}}
+		req, err := http.NewRequest(http.MethodPost, base+"/accounts", strings.NewReader(form.Encode()))
+		require.NoError(c.t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", base)
+		resp, err := hc.Do(req)
+		require.NoError(c.t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(c.t, err)
+		require.Equal(c.t, want, resp.StatusCode, string(b))
+		c.add("web POST /accounts", b)
+	}
+	post(secret, http.StatusOK) // followed to the list
+	post(refused, http.StatusBadRequest)
+	require.Contains(c.t, get("/accounts"), "@leak_74")
+}
+
+// botAccount runs the bot's /account_add with the account test adapter:
+// the secret message is deleted from the chat and the account added. What
+// the bot sent (every Bot API call but the person's own updates) goes into
+// the corpus.
+func (c *leakCorpus) botAccount(bot *testkit.BotAPI, secret string) {
+	c.t.Helper()
+	user := testkit.BotUser{ID: 9101, FirstName: "Leak", Username: "leak"}
+	wait := func(what string, match func(testkit.BotCall) bool) testkit.BotCall {
+		c.t.Helper()
+		var found testkit.BotCall
+		require.Eventually(c.t, func() bool {
+			for _, call := range bot.Calls() {
+				if call.OK() && match(call) {
+					found = call
+					return true
+				}
+			}
+			return false
+		}, 60*time.Second, 20*time.Millisecond, "waiting for %s", what)
+		return found
+	}
+	bot.PushPrivateMessage(user, "/account_add")
+	choose := wait("the platforms", func(call testkit.BotCall) bool {
+		return call.ChatID == user.ID && strings.Contains(call.Text, "Which platform")
+	})
+	btn, ok := choose.Button("Accounts (test)")
+	require.True(c.t, ok, "%v", choose.Buttons)
+	bot.PushCallback(user.ID, user, choose.Result[0], btn.CallbackData)
+	wait("the prompt", func(call testkit.BotCall) bool {
+		return call.ChatID == user.ID && strings.Contains(call.Text, "next message")
+	})
+	msg := bot.PushPrivateMessage(user, secret)
+	wait("the secret deleted", func(call testkit.BotCall) bool {
+		return call.Method == "deleteMessage" && call.ChatID == user.ID && call.MessageID == msg.MessageID
+	})
+	wait("the account added", func(call testkit.BotCall) bool {
+		return call.ChatID == user.ID && strings.Contains(call.Text, "@leak_75 connected")
+	})
+	for _, call := range bot.Calls() {
+		c.add("Bot API "+call.Method, []byte(fmt.Sprintf("%+v", call)))
+	}
 }
 
 // postgresRows is every row of every table in the database's public

@@ -141,6 +141,9 @@ type ChannelUpdate struct {
 	// CallbackID and CallbackData describe a button press.
 	CallbackID   string `json:"callback_id,omitempty"`
 	CallbackData string `json:"callback_data,omitempty"`
+	// Staged: the message was the secret of an /account_add; core sealed
+	// it, keeps no text of it, and the channel deletes it from the chat.
+	Staged bool `json:"staged,omitempty"`
 }
 
 // ChannelUpdatesRequest stores updates and advances the channel's offset.

@@ -159,13 +159,24 @@ const identityAttempts = 5
 // storeUpdate stores one update for its sender, in the transaction that
 // resolves the sender's identity (resolveIdentity).
 func (a *App) storeUpdate(ctx context.Context, ch store.Channel, u ChannelUpdate) (created bool, err error) {
-	payload, err := json.Marshal(u)
-	if err != nil {
-		return false, err
-	}
+	u.Staged = false // only core stages
 	_, _, err = a.resolveIdentity(ctx, ch, u.From, func(ctx context.Context, tx *store.Tx, ident store.Identity, newTenant bool) error {
+		u := u
+		// The secret of a waiting /account_add is sealed before anything
+		// of the update is stored.
+		stage, err := a.stageAccountSecret(ctx, tx, ch, ident, &u)
+		if err != nil {
+			return err
+		}
+		payload, err := json.Marshal(u)
+		if err != nil {
+			return err
+		}
 		created, err = insertUpdate(ctx, tx, ch, u, payload, ident, newTenant)
-		return err
+		if err != nil || !created || stage == nil {
+			return err
+		}
+		return stage()
 	})
 	return created, err
 }

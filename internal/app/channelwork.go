@@ -89,6 +89,8 @@ func (a *App) workView(ctx context.Context, w store.ChannelWork) (ChannelWork, e
 		v.Language, err = a.channelLanguage(ctx, t.ID, a.submissionLanguageCode(ctx, sub))
 	case w.Kind == ChannelWorkApproval:
 		v.Language, err = a.channelLanguage(ctx, t.ID, approvalLanguageCode(w.Progress))
+	case w.Kind == ChannelWorkAccount:
+		v.Language, err = a.channelLanguage(ctx, t.ID, accountLanguageCode(w.Progress))
 	default:
 		v.Language, err = a.channelLanguage(ctx, t.ID, "")
 	}

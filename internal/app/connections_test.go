@@ -217,7 +217,9 @@ func TestConnectionRefusals(t *testing.T) {
 		require.ErrorContains(t, err, "longer than 64 KiB")
 		for _, tc := range []struct{ adapter, provider, want string }{
 			{"nope", "", "not configured"},
-			{"x", "", "has no account provider yet"},
+			{"telegram", "", "has no account provider yet"},
+			{"x", "", "no auth_token or ct0 cookie of x.com found"},
+			{"x", "fxtwitter", "is public and takes no account"},
 			{"acct", "public", "is public and takes no account"},
 			{"acct", "other", `has no provider "other"`},
 		} {

@@ -89,9 +89,16 @@ const (
 	PathWatches   = "/channel/v1/work/{id}/watches"        // POST Lease → WatchesReply
 	PathUnwatch   = "/channel/v1/work/{id}/unwatch"        // POST UnwatchRequest → Watch
 	PathMedia     = "/channel/v1/work/{id}/media/{sha256}" // GET (header X-Lease-Owner) → bytes
-	PathCacheGet  = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
-	PathCachePut  = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
-	PathCacheDrop = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
+	// The accounts of the item's tenant (/accounts, /account_add,
+	// /account_remove, /cancel) and the end of an account dialog item.
+	PathAccounts      = "/channel/v1/work/{id}/accounts"       // POST Lease → AccountsReply
+	PathAccountStart  = "/channel/v1/work/{id}/account-start"  // POST AccountStartRequest → AccountDialog
+	PathAccountCancel = "/channel/v1/work/{id}/account-cancel" // POST Lease → Empty (404: none waiting)
+	PathAccountRemove = "/channel/v1/work/{id}/account-remove" // POST AccountRemoveRequest → Connection
+	PathAccountFinish = "/channel/v1/work/{id}/account-finish" // POST Lease → AccountResult
+	PathCacheGet      = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
+	PathCachePut      = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
+	PathCacheDrop     = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
 )
 
 // Lease timing: the channel renews a claimed item, and the poll lease it
@@ -125,6 +132,12 @@ const (
 	// operator approved or rejected their account. Its Progress starts as
 	// {"notice": ApprovalNotice}.
 	WorkApproval = "approval"
+	// WorkAccount is a person's /account_add dialog: it is claimable once
+	// their secret arrived (core sealed it; the update that carried it
+	// comes with Staged set and no text) or once the dialog expired. The
+	// channel asks AccountFinish and tells the person in Progress's
+	// chat_id.
+	WorkAccount = "account"
 )
 
 // Approval decisions of an ApprovalNotice.
@@ -264,6 +277,10 @@ type Update struct {
 	// CallbackID and CallbackData describe a button press.
 	CallbackID   string `json:"callback_id,omitempty"`
 	CallbackData string `json:"callback_data,omitempty"`
+	// Staged (set by core only): the message was the secret of the
+	// person's /account_add. Core sealed it and kept no text; the channel
+	// deletes the message from the chat.
+	Staged bool `json:"staged,omitempty"`
 }
 
 // PollLeaseRequest takes or renews the channel's poll lease for Owner, or
@@ -709,4 +726,64 @@ type CacheKey struct {
 type CacheEntry struct {
 	CacheKey
 	RemoteID string `json:"remote_id"`
+}
+
+// AccountAdapter is a platform whose accounts a tenant may connect.
+type AccountAdapter struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Help says what to paste as the secret.
+	Help string `json:"help"`
+}
+
+// Connection is one of the tenant's connected accounts, never with its
+// credential.
+type Connection struct {
+	ID        uuid.UUID `json:"id"`
+	Adapter   string    `json:"adapter"`
+	Provider  string    `json:"provider"`
+	AccountID string    `json:"account_id"`
+	Handle    string    `json:"handle"`
+	// Status is active, reauth_required or revoked.
+	Status             string     `json:"status"`
+	CredentialRevision int        `json:"credential_revision"`
+	CheckedAt          *time.Time `json:"checked_at,omitempty"`
+}
+
+// AccountsReply lists the tenant's connections and the platforms that
+// take accounts.
+type AccountsReply struct {
+	Adapters    []AccountAdapter `json:"adapters"`
+	Connections []Connection     `json:"connections"`
+}
+
+// AccountStartRequest starts an /account_add dialog for Adapter in the
+// item's private chat.
+type AccountStartRequest struct {
+	Owner   string `json:"owner"`
+	Adapter string `json:"adapter"`
+}
+
+// AccountDialog is a waiting /account_add.
+type AccountDialog struct {
+	Adapter   AccountAdapter `json:"adapter"`
+	ChatID    int64          `json:"chat_id"`
+	ExpiresAt time.Time      `json:"expires_at"`
+}
+
+// AccountRemoveRequest revokes one of the tenant's connections.
+type AccountRemoveRequest struct {
+	Owner        string    `json:"owner"`
+	ConnectionID uuid.UUID `json:"connection_id"`
+}
+
+// AccountResult is how an account dialog ended: Expired (no secret came),
+// a Problem for the person, or the Connection added (Replaced: it was
+// connected already and got the new credential).
+type AccountResult struct {
+	Dialog     AccountDialog `json:"dialog"`
+	Expired    bool          `json:"expired,omitempty"`
+	Problem    string        `json:"problem,omitempty"`
+	Connection *Connection   `json:"connection,omitempty"`
+	Replaced   bool          `json:"replaced,omitempty"`
 }

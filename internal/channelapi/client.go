@@ -278,3 +278,33 @@ func IsCode(err error, code string) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code
 }
+
+// Accounts lists the item's tenant's connections and the platforms that
+// take accounts.
+func (c *Client) Accounts(ctx context.Context, id uuid.UUID, owner string) (AccountsReply, error) {
+	var r AccountsReply
+	return r, c.call(ctx, workPath(PathAccounts, id), Lease{Owner: owner}, &r)
+}
+
+// AccountStart starts an /account_add dialog in the item's private chat.
+func (c *Client) AccountStart(ctx context.Context, id uuid.UUID, req AccountStartRequest) (AccountDialog, error) {
+	var r AccountDialog
+	return r, c.call(ctx, workPath(PathAccountStart, id), req, &r)
+}
+
+// AccountCancel ends the person's waiting dialog (CodeNotFound: none).
+func (c *Client) AccountCancel(ctx context.Context, id uuid.UUID, owner string) error {
+	return c.call(ctx, workPath(PathAccountCancel, id), Lease{Owner: owner}, &Empty{})
+}
+
+// AccountRemove revokes one of the tenant's connections.
+func (c *Client) AccountRemove(ctx context.Context, id uuid.UUID, req AccountRemoveRequest) (Connection, error) {
+	var r Connection
+	return r, c.call(ctx, workPath(PathAccountRemove, id), req, &r)
+}
+
+// AccountFinish ends a claimed account dialog item.
+func (c *Client) AccountFinish(ctx context.Context, id uuid.UUID, owner string) (AccountResult, error) {
+	var r AccountResult
+	return r, c.call(ctx, workPath(PathAccountFinish, id), Lease{Owner: owner}, &r)
+}

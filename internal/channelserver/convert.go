@@ -45,6 +45,36 @@ func updateOf(u channelapi.Update) app.ChannelUpdate {
 		Entities: es, ReplyToMessageID: u.ReplyToMessageID, CallbackID: u.CallbackID, CallbackData: u.CallbackData}
 }
 
+// connectionOf is a connection on the wire.
+func connectionOf(c app.ConnectionView) channelapi.Connection {
+	return channelapi.Connection{ID: c.ID, Adapter: c.Adapter, Provider: c.Provider, AccountID: c.AccountID, Handle: c.Handle,
+		Status: c.Status, CredentialRevision: c.CredentialRevision, CheckedAt: c.CheckedAt}
+}
+
+func accountsReply(v app.ChannelAccountsView) channelapi.AccountsReply {
+	r := channelapi.AccountsReply{Adapters: []channelapi.AccountAdapter{}, Connections: []channelapi.Connection{}}
+	for _, a := range v.Adapters {
+		r.Adapters = append(r.Adapters, channelapi.AccountAdapter(a))
+	}
+	for _, c := range v.Connections {
+		r.Connections = append(r.Connections, connectionOf(c))
+	}
+	return r
+}
+
+func accountDialogOf(d app.AccountDialogView) channelapi.AccountDialog {
+	return channelapi.AccountDialog{Adapter: channelapi.AccountAdapter(d.Adapter), ChatID: d.ChatID, ExpiresAt: d.ExpiresAt}
+}
+
+func accountResultOf(r app.ChannelAccountResult) channelapi.AccountResult {
+	out := channelapi.AccountResult{Dialog: accountDialogOf(r.Dialog), Expired: r.Expired, Problem: r.Problem, Replaced: r.Replaced}
+	if r.Connection != nil {
+		c := connectionOf(*r.Connection)
+		out.Connection = &c
+	}
+	return out
+}
+
 // wireUpdate is a stored update as a claimed item carries it.
 func wireUpdate(u app.ChannelUpdate) channelapi.Update {
 	var es []channelapi.Entity
@@ -53,7 +83,7 @@ func wireUpdate(u app.ChannelUpdate) channelapi.Update {
 	}
 	return channelapi.Update{UpdateID: u.UpdateID, Kind: u.Kind, From: channelapi.User(u.From), ChatID: u.ChatID,
 		ChatType: u.ChatType, ChatUsername: u.ChatUsername, MediaGroupID: u.MediaGroupID, MessageID: u.MessageID, Text: u.Text,
-		Entities: es, ReplyToMessageID: u.ReplyToMessageID, CallbackID: u.CallbackID, CallbackData: u.CallbackData}
+		Entities: es, ReplyToMessageID: u.ReplyToMessageID, CallbackID: u.CallbackID, CallbackData: u.CallbackData, Staged: u.Staged}
 }
 
 func claimRequest(r channelapi.ClaimRequest) app.ChannelClaimRequest {

@@ -110,6 +110,25 @@ func (s *server) routes(mux *http.ServeMux) {
 		w, err := s.svc.ChannelUnwatch(ctx, id, in.Owner, in.Ref)
 		return watchOf(w), err
 	}))
+	post(channelapi.PathAccounts, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountsReply, error) {
+		v, err := s.svc.ChannelAccounts(ctx, id, in.Owner)
+		return accountsReply(v), err
+	}))
+	post(channelapi.PathAccountStart, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.AccountStartRequest) (channelapi.AccountDialog, error) {
+		d, err := s.svc.ChannelAccountStart(ctx, id, in.Owner, in.Adapter)
+		return accountDialogOf(d), err
+	}))
+	post(channelapi.PathAccountCancel, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelAccountCancel(ctx, id, in.Owner)
+	}))
+	post(channelapi.PathAccountRemove, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.AccountRemoveRequest) (channelapi.Connection, error) {
+		c, err := s.svc.ChannelAccountRemove(ctx, id, in.Owner, in.ConnectionID)
+		return connectionOf(c), err
+	}))
+	post(channelapi.PathAccountFinish, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountResult, error) {
+		r, err := s.svc.ChannelAccountFinish(ctx, id, in.Owner)
+		return accountResultOf(r), err
+	}))
 	mux.HandleFunc("GET "+channelapi.PathMedia, s.media)
 	post(channelapi.PathCacheGet, call(s, func(ctx context.Context, _ uuid.UUID, in channelapi.CacheKey) (channelapi.CacheEntry, error) {
 		remote, err := s.svc.ChannelCacheGet(ctx, cacheKey(in))

@@ -67,6 +67,15 @@ type Service interface {
 	ChannelWatch(ctx context.Context, id uuid.UUID, owner, url string, intervalSeconds int) (app.WatchView, error)
 	ChannelWatches(ctx context.Context, id uuid.UUID, owner string) ([]app.WatchView, error)
 	ChannelUnwatch(ctx context.Context, id uuid.UUID, owner, ref string) (app.WatchView, error)
+	// ChannelAccounts, ChannelAccountStart, ChannelAccountCancel and
+	// ChannelAccountRemove are the bot's account commands (start is an
+	// app.ErrForbidden outside a private chat; cancel an app.ErrNotFound
+	// when nothing waits); ChannelAccountFinish ends a dialog item.
+	ChannelAccounts(ctx context.Context, id uuid.UUID, owner string) (app.ChannelAccountsView, error)
+	ChannelAccountStart(ctx context.Context, id uuid.UUID, owner, adapter string) (app.AccountDialogView, error)
+	ChannelAccountCancel(ctx context.Context, id uuid.UUID, owner string) error
+	ChannelAccountRemove(ctx context.Context, id uuid.UUID, owner string, connectionID uuid.UUID) (app.ConnectionView, error)
+	ChannelAccountFinish(ctx context.Context, id uuid.UUID, owner string) (app.ChannelAccountResult, error)
 	// ChannelMedia opens a media file of the item's delivery or of the
 	// tenant's saved collections; the caller closes it.
 	ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, app.MediaFile, error)

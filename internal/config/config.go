@@ -41,6 +41,9 @@ type Config struct {
 	ChannelSecret string
 	// FxTwitterURL is the base URL of the FxTwitter API.
 	FxTwitterURL string
+	// XAPIURL is the base URL of X's web API, which the x-session
+	// provider asks with a tenant's session.
+	XAPIURL string
 	// TmeURL is the base URL of Telegram's public web preview.
 	TmeURL string
 	// TelegramToken is the Bot API token; when set, serve runs the bot in-process.
@@ -237,6 +240,9 @@ func options() []option {
 		{env: "MONITOR_FXTWITTER_URL", flag: "fxtwitter-url", def: "https://api.fxtwitter.com",
 			usage: "base URL of the FxTwitter API",
 			set:   func(c *Config, v string) error { return setHTTPURL(&c.FxTwitterURL, v) }},
+		{env: "MONITOR_X_API_URL", flag: "x-api-url", def: "https://x.com/i/api",
+			usage: "base URL of X's web API (the x-session provider, a tenant's X account)",
+			set:   func(c *Config, v string) error { return setHTTPURL(&c.XAPIURL, v) }},
 		{env: "MONITOR_TME_URL", flag: "tme-url", def: "https://t.me",
 			usage: "base URL of Telegram's public web preview",
 			set:   func(c *Config, v string) error { return setHTTPURL(&c.TmeURL, v) }},

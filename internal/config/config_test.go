@@ -78,6 +78,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		{"MONITOR_HTTP_ADDR", "127.0.0.1:http", `config: MONITOR_HTTP_ADDR="127.0.0.1:http": port "http" is not a number from 0 to 65535; use host:port, e.g. 127.0.0.1:8080 or :8080`},
 		{"MONITOR_HTTP_ADDR", "127.0.0.1:70000", `config: MONITOR_HTTP_ADDR="127.0.0.1:70000": port "70000" is not a number from 0 to 65535; use host:port, e.g. 127.0.0.1:8080 or :8080`},
 		{"MONITOR_FXTWITTER_URL", "api.fxtwitter.com", `config: MONITOR_FXTWITTER_URL="api.fxtwitter.com": must be an http:// or https:// URL with a host`},
+		{"MONITOR_X_API_URL", "x.com/i/api", `config: MONITOR_X_API_URL="x.com/i/api": must be an http:// or https:// URL with a host`},
 		{"MONITOR_CAPTURE_WORKERS", "0", `config: MONITOR_CAPTURE_WORKERS="0": must be a whole number from 1 to 1000`},
 		{"MONITOR_LOG_LEVEL", "loud", `config: MONITOR_LOG_LEVEL="loud": must be one of debug, info, warn, error`},
 	}

@@ -23,7 +23,7 @@ func BuiltinNames() []string { return []string{"x", "telegram"} }
 func BuiltinAdapter(name string, cfg *config.Config) (adapterv1.AdapterServer, error) {
 	switch name {
 	case "x":
-		return x.New(x.Options{BaseURL: cfg.FxTwitterURL}), nil
+		return x.NewWithSession(x.Options{BaseURL: cfg.FxTwitterURL}, x.Options{BaseURL: cfg.XAPIURL}), nil
 	case "telegram":
 		return telegram.New(telegram.Options{BaseURL: cfg.TmeURL}), nil
 	}

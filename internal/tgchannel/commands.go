@@ -92,6 +92,10 @@ func newRegistry() *registry {
 			{name: "watch", args: "URL [INTERVAL]", descKey: "cmd.watch", minArgs: 1, maxArgs: 2, run: (*job).cmdWatch},
 			{name: "watches", descKey: "cmd.watches", run: (*job).cmdWatches},
 			{name: "unwatch", args: "[N]", descKey: "cmd.unwatch", maxArgs: 1, run: (*job).cmdUnwatch},
+			{name: "account_add", descKey: "cmd.account_add", privateOnly: true, run: (*job).cmdAccountAdd},
+			{name: "accounts", descKey: "cmd.accounts", privateOnly: true, run: (*job).cmdAccounts},
+			{name: "account_remove", descKey: "cmd.account_remove", privateOnly: true, run: (*job).cmdAccountRemove},
+			{name: "cancel", descKey: "cmd.cancel", privateOnly: true, run: (*job).cmdCancel},
 			{name: "usage", descKey: "cmd.usage", run: (*job).cmdUsage},
 			{name: "token", descKey: "cmd.token", privateOnly: true, run: (*job).cmdToken},
 			{name: "web", descKey: "cmd.web", privateOnly: true, run: (*job).cmdWeb},
@@ -106,6 +110,8 @@ func newRegistry() *registry {
 			{prefix: btnBatch, parse: checkUUID, run: (*job).btnBatch},
 			{prefix: btnStop, parse: checkUUID, run: (*job).btnStop},
 			{prefix: btnUnwatch, parse: checkUUID, run: (*job).btnUnwatch},
+			{prefix: btnAccountAdd, parse: checkAdapterID, run: (*job).btnAccountAdd},
+			{prefix: btnAccountRemove, parse: checkUUID, run: (*job).btnAccountRemove},
 		},
 	}
 }

@@ -35,6 +35,9 @@ func (j *job) handleUpdate(ctx context.Context) error {
 	decodeProgress(j.w.Progress, &j.up)
 	switch u.Kind {
 	case channelapi.UpdateMessage:
+		if u.Staged {
+			return j.secretReceived(ctx)
+		}
 		req := j.ch.reg.parseMessage(*u, j.ch.me.Username, j.lang)
 		switch {
 		case req.cmd != nil:

@@ -59,19 +59,85 @@ func (l locale) t(key string, args ...any) string {
 // never written to.
 var catalog = map[string]map[locale]string{
 	// The command menu (setMyCommands) and /help.
-	"cmd.start":   {langEN: "what this bot does", langZH: "这个机器人能做什么"},
-	"cmd.help":    {langEN: "the commands", langZH: "命令列表"},
-	"cmd.list":    {langEN: "your archive, newest first, 10 a page", langZH: "你的收藏，最新的在前，每页 10 条"},
-	"cmd.search":  {langEN: "search your archive (/search alone shows how)", langZH: "搜索你的收藏（只发 /search 查看写法）"},
-	"cmd.get":     {langEN: "show a saved item", langZH: "查看一条收藏"},
-	"cmd.delete":  {langEN: "remove a saved item from your archive", langZH: "从你的收藏中删除一条"},
-	"cmd.watch":   {langEN: "archive a profile's or channel's new posts by themselves (interval e.g. 30m, 2h; default 15m)", langZH: "自动存档某个主页或频道的新帖子（间隔如 30m、2h；默认 15m）"},
-	"cmd.watches": {langEN: "your watched profiles and channels", langZH: "你关注的主页和频道"},
-	"cmd.unwatch": {langEN: "stop watching one (/unwatch alone lists them)", langZH: "停止关注（只发 /unwatch 列出全部）"},
-	"cmd.usage":   {langEN: "storage used, quota and today's submissions", langZH: "已用空间、配额和今天提交的链接"},
-	"cmd.token":   {langEN: "create a REST API token (private chat only)", langZH: "创建 REST API 令牌（仅限私聊）"},
-	"cmd.web":     {langEN: "a one-use sign-in link to your web library (private chat only)", langZH: "网页收藏库的一次性登录链接（仅限私聊）"},
-	"cmd.admin":   {langEN: "an operator's sign-in link to the console (private chat only)", langZH: "管理员登录控制台的一次性链接（仅限私聊）"},
+	"cmd.start":          {langEN: "what this bot does", langZH: "这个机器人能做什么"},
+	"cmd.help":           {langEN: "the commands", langZH: "命令列表"},
+	"cmd.list":           {langEN: "your archive, newest first, 10 a page", langZH: "你的收藏，最新的在前，每页 10 条"},
+	"cmd.search":         {langEN: "search your archive (/search alone shows how)", langZH: "搜索你的收藏（只发 /search 查看写法）"},
+	"cmd.get":            {langEN: "show a saved item", langZH: "查看一条收藏"},
+	"cmd.delete":         {langEN: "remove a saved item from your archive", langZH: "从你的收藏中删除一条"},
+	"cmd.watch":          {langEN: "archive a profile's or channel's new posts by themselves (interval e.g. 30m, 2h; default 15m)", langZH: "自动存档某个主页或频道的新帖子（间隔如 30m、2h；默认 15m）"},
+	"cmd.watches":        {langEN: "your watched profiles and channels", langZH: "你关注的主页和频道"},
+	"cmd.unwatch":        {langEN: "stop watching one (/unwatch alone lists them)", langZH: "停止关注（只发 /unwatch 列出全部）"},
+	"cmd.account_add":    {langEN: "connect your own account of a platform, for posts only you may see (private chat only)", langZH: "连接你自己的平台账号，存档只有你能看到的帖子（仅限私聊）"},
+	"cmd.accounts":       {langEN: "your connected accounts (private chat only)", langZH: "你已连接的账号（仅限私聊）"},
+	"cmd.account_remove": {langEN: "remove a connected account and delete its credential (private chat only)", langZH: "移除已连接的账号并删除其凭据（仅限私聊）"},
+	"cmd.cancel":         {langEN: "stop a running /account_add (private chat only)", langZH: "取消正在进行的 /account_add（仅限私聊）"},
+	"account.none_here": {
+		langEN: "No platform on this Monitor takes accounts yet.",
+		langZH: "这个 Monitor 上还没有可以连接账号的平台。",
+	},
+	"account.choose": {
+		langEN: "🔑 Which platform is the account on? What you paste next stays sealed in Monitor and is used only for your own archive.",
+		langZH: "🔑 要连接哪个平台的账号？你接下来粘贴的内容会加密保存在 Monitor 中，只用于你自己的存档。",
+	},
+	"account.paste": {
+		langEN: "🔑 Send %s's credential as your next message: %s.\n\nI delete that message from this chat at once. Send /cancel to stop; I wait %d minutes.",
+		langZH: "🔑 请把 %s 的凭据作为下一条消息发送：%s。\n\n我会立刻从聊天中删除这条消息。发送 /cancel 可取消；我会等待 %d 分钟。",
+	},
+	"account.help.x": {
+		langEN: "the auth_token and ct0 cookies of a signed-in x.com: a Cookie header (auth_token=…; ct0=…), the x.com lines of a cookies.txt file, or a cookie extension's JSON export",
+		langZH: "已登录 x.com 的 auth_token 和 ct0 两个 cookie：Cookie 请求头（auth_token=…; ct0=…）、cookies.txt 文件中 x.com 的几行，或浏览器 cookie 扩展导出的 JSON",
+	},
+	"account.received": {
+		langEN: "🔒 Received, and deleted from the chat. Checking it with the platform…",
+		langZH: "🔒 已收到，并已从聊天中删除。正在向平台核验……",
+	},
+	"account.added": {
+		langEN: "✅ %s account @%s connected. What you capture through it stays private to you; /accounts lists your accounts.",
+		langZH: "✅ 已连接 %s 账号 @%s。通过它存档的内容只对你可见；发送 /accounts 查看。",
+	},
+	"account.replaced": {
+		langEN: "✅ %s account @%s was connected already: its credential is replaced (revision %d).",
+		langZH: "✅ %s 账号 @%s 已经连接过：凭据已更新（第 %d 版）。",
+	},
+	"account.problem": {
+		langEN: "⚠️ Not added: %s\n\nNothing was stored. Send /account_add to try again.",
+		langZH: "⚠️ 未添加：%s\n\n没有保存任何内容。发送 /account_add 可重试。",
+	},
+	"account.expired": {
+		langEN: "⌛ The /account_add for %s waited 10 minutes without a credential and has ended; nothing was stored. Send /account_add to start again.",
+		langZH: "⌛ %s 的 /account_add 等待 10 分钟未收到凭据，已结束；没有保存任何内容。发送 /account_add 可重新开始。",
+	},
+	"account.cancelled": {
+		langEN: "Cancelled: no account was added.",
+		langZH: "已取消：没有添加账号。",
+	},
+	"account.nothing_to_cancel": {
+		langEN: "Nothing to cancel: no /account_add is waiting for you.",
+		langZH: "没有需要取消的内容：没有正在等待的 /account_add。",
+	},
+	"account.removed": {
+		langEN: "🗑 Account @%s removed: its credential is deleted, and nothing is captured through it any more.",
+		langZH: "🗑 已移除账号 @%s：其凭据已删除，之后不会再通过它存档。",
+	},
+	"accounts.empty": {
+		langEN: "You have no connected accounts. Send /account_add to connect one.",
+		langZH: "你还没有连接任何账号。发送 /account_add 即可连接。",
+	},
+	"accounts.head":                  {langEN: "🔑 Your accounts (%d):", langZH: "🔑 你的账号（%d 个）："},
+	"accounts.state.active":          {langEN: "✅ active", langZH: "✅ 可用"},
+	"accounts.state.reauth_required": {langEN: "⚠️ the platform no longer accepts it: add it again with /account_add", langZH: "⚠️ 平台已不再接受：请用 /account_add 重新添加"},
+	"accounts.revision":              {langEN: " · credential revision %d", langZH: " · 凭据第 %d 版"},
+	"accounts.checked":               {langEN: "\nLast checked %s", langZH: "\n上次核验：%s"},
+	"accounts.remove":                {langEN: "✖ Remove %s @%s", langZH: "✖ 移除 %s @%s"},
+	"accounts.hint": {
+		langEN: "/account_add connects another; /account_remove removes one.",
+		langZH: "/account_add 连接新账号；/account_remove 移除账号。",
+	},
+	"cmd.usage": {langEN: "storage used, quota and today's submissions", langZH: "已用空间、配额和今天提交的链接"},
+	"cmd.token": {langEN: "create a REST API token (private chat only)", langZH: "创建 REST API 令牌（仅限私聊）"},
+	"cmd.web":   {langEN: "a one-use sign-in link to your web library (private chat only)", langZH: "网页收藏库的一次性登录链接（仅限私聊）"},
+	"cmd.admin": {langEN: "an operator's sign-in link to the console (private chat only)", langZH: "管理员登录控制台的一次性链接（仅限私聊）"},
 	"help.intro": {
 		langEN: "Send me a link to a post — an X post or profile, a public Telegram channel post — and I archive its text and media and send it back.\n\n",
 		langZH: "发给我一个帖子链接（X 的帖子或主页、公开 Telegram 频道的帖子），我会存档它的文字和媒体，再发回给你。\n\n",

@@ -127,6 +127,8 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 		err = j.watchNotice(wctx)
 	case w.Kind == channelapi.WorkApproval:
 		err = j.approvalNotice(wctx)
+	case w.Kind == channelapi.WorkAccount:
+		err = j.accountDone(wctx)
 	default:
 		err = &failWork{reason: fmt.Sprintf("this channel does not know work of kind %q", w.Kind)}
 	}
@@ -135,8 +137,9 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 	ch.finish(ctx, wctx, j, err)
 }
 
-// chatOrder makes the updates of one chat run one after another in the
-// order they were claimed, so that answers come in the order people asked.
+// chatOrder makes the updates (and account dialogs) of one chat run one
+// after another in the order they were claimed, so that answers come in
+// the order people asked.
 // Deliveries are not ordered: a long upload must not hold up commands.
 type chatOrder struct {
 	mu   sync.Mutex
@@ -153,7 +156,18 @@ type turn struct {
 
 // next queues an item; only the dispatcher calls it, in claim order.
 func (o *chatOrder) next(w channelapi.Work) *turn {
-	if w.Kind != channelapi.WorkUpdate || w.Update == nil {
+	var chat int64
+	switch {
+	case w.Kind == channelapi.WorkUpdate && w.Update != nil:
+		chat = w.Update.ChatID
+	case w.Kind == channelapi.WorkAccount:
+		// An account dialog answers after the update that carried its
+		// secret (core makes it claimable just after that update).
+		var p accountProgress
+		decodeProgress(w.Progress, &p)
+		chat = p.ChatID
+	}
+	if chat == 0 {
 		return &turn{}
 	}
 	o.mu.Lock()
@@ -161,7 +175,7 @@ func (o *chatOrder) next(w channelapi.Work) *turn {
 	if o.last == nil {
 		o.last = map[int64]chan struct{}{}
 	}
-	t := &turn{order: o, chat: w.Update.ChatID, prev: o.last[w.Update.ChatID], mine: make(chan struct{})}
+	t := &turn{order: o, chat: chat, prev: o.last[chat], mine: make(chan struct{})}
 	o.last[t.chat] = t.mine
 	return t
 }

@@ -28,6 +28,7 @@ type Service interface {
 	searchService
 	adminService
 	watchService
+	accountService
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 	Members(ctx context.Context, tenantID, collectionID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
@@ -115,7 +116,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/settings", signedIn, s.saveSettings},
 		{http.MethodGet, "/c/{id}", signedIn, s.item},
 		{http.MethodGet, "/c/{id}/diff", signedIn, s.itemDiff},
-	}, append(append(s.signinRoutes(), s.adminRoutes()...), s.watchRoutes()...)...)
+	}, append(append(append(s.signinRoutes(), s.adminRoutes()...), s.watchRoutes()...), s.accountRoutes()...)...)
 }
 
 // NewHandler returns the web library's handler. Mount it at / on the same

@@ -27,7 +27,7 @@ var content embed.FS
 // pages are the page templates; each is rendered inside layout.html.
 func pages() []string {
 	return append([]string{"list.html", "post.html", "item.html", "terms.html", "search.html", "404.html", "error.html", "login.html",
-		"library.html", "capture.html", "usage.html", "tokens.html", "sessions.html", "settings.html", "results.html",
+		"library.html", "capture.html", "usage.html", "tokens.html", "accounts.html", "sessions.html", "settings.html", "results.html",
 		"submission.html", "watches.html", "watch.html", "admin_watches.html"}, adminPages()...)
 }
 

@@ -64,19 +64,22 @@ func Run(t *testing.T, s Subject) {
 		}
 		schemas := CompileSchemas(t, d)
 		require.NotEmpty(t, d.GetProviders())
-		defaults := 0
+		defaults := map[adapterv1.AuthMode]int{}
 		for _, p := range d.GetProviders() {
 			require.NotEmpty(t, p.GetId())
 			require.NotEmpty(t, p.GetVisibilities(), p.GetId())
 			require.NotEmpty(t, p.GetCapabilities(), p.GetId())
 			if p.GetDefaultProvider() {
-				defaults++
+				defaults[p.GetAuthMode()]++
 			}
 			for _, et := range p.GetEntityTypes() {
 				require.Contains(t, schemas, et, "provider %s names entity type %s without a schema", p.GetId(), et)
 			}
 		}
-		require.Equal(t, 1, defaults, "exactly one default provider")
+		require.NotEmpty(t, defaults, "a default provider")
+		for mode, n := range defaults {
+			require.Equal(t, 1, n, "exactly one default provider of %s", mode)
+		}
 	})
 
 	t.Run("foreign hosts are refused", func(t *testing.T) {

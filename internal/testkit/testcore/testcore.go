@@ -1,7 +1,7 @@
 // Package testcore is the one in-process Monitor core of the tests: a real
 // store (SQLite or PostgreSQL), blob store (files or S3), queue, business
 // layer and the built-in X and Telegram adapters over gRPC, with only the
-// outside world faked (testkit's FxTwitter, t.me and media hosts) and media
+// outside world faked (testkit's FxTwitter, X GraphQL, t.me and media hosts) and media
 // fetches allowed to reach them (fetch_allow_hosts=127.0.0.1). One clock
 // drives store and business layer, and waiting on a capture waits on the
 // signal the business layer fires when it ends, never on a poll loop.
@@ -95,6 +95,10 @@ type Core struct {
 	// adapters talk to (nil with Options.NoAdapters).
 	FX  *testkit.FxTwitter
 	Tme *testkit.Tme
+	// X is the fake X web GraphQL API the X adapter's x-session provider
+	// asks with a tenant's session (nil with Options.NoAdapters); its
+	// media URLs point at FX.
+	X *testkit.XGraphQL
 	// Clock is the one clock of Store and App (nil with Options.Store).
 	Clock *testkit.Clock
 	// Signals fire when captures end.
@@ -145,8 +149,9 @@ func New(t testing.TB, o Options) *Core {
 		return c
 	}
 	c.FX, c.Tme = testkit.NewFxTwitter(t), testkit.NewTme(t)
+	c.X = testkit.NewXGraphQL(t, c.FX.URL())
 	deps.Adapters = serveAdapters(t, log, append([]adapterv1.AdapterServer{
-		x.New(x.Options{BaseURL: c.FX.URL()}), telegram.New(telegram.Options{BaseURL: c.Tme.URL()})}, o.Adapters...)...)
+		x.NewWithSession(x.Options{BaseURL: c.FX.URL()}, x.Options{BaseURL: c.X.URL()}), telegram.New(telegram.Options{BaseURL: c.Tme.URL()})}, o.Adapters...)...)
 	c.App = app.New(deps)
 	must(t, "allow fetches from the fakes", func() error {
 		_, err := c.App.SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
