@@ -70,6 +70,7 @@ func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
 		}
 		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
 			Collection: coll, TenantID: c.TenantID, Content: content, Schemas: st.Graph.schemas(), CaptureID: c.ID,
+			AdapterID: c.AdapterID, AdapterVersion: c.AdapterVers,
 		})
 		if err != nil {
 			return err
