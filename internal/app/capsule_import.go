@@ -757,3 +757,12 @@ func importContent(r ImportRevision, sourceURL string) contentDoc {
 	}
 	return doc
 }
+
+// ContentHash is the content hash of the revision importing r would
+// write: the hash finalize gave the content it was exported from, which
+// the offline verifier (internal/capsule/verify) recomputes from a
+// capsule's files.
+func ContentHash(r ImportRevision, sourceURL string) (string, error) {
+	c, err := encodeContent(importContent(r, sourceURL))
+	return c.hash, err
+}

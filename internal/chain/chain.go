@@ -202,3 +202,18 @@ func SplitRaw(s string) []string {
 	}
 	return strings.Split(s, ",")
 }
+
+// SortedSetKeep sorts a copy of vs, keeping repeats: the order Encode
+// writes Raw in.
+func SortedSetKeep(vs []string) []string {
+	out := slices.Clone(vs)
+	slices.Sort(out)
+	return out
+}
+
+// ParseTime reads a time as FormatTime writes it (any RFC 3339 time is
+// accepted).
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t.UTC(), err
+}
