@@ -113,4 +113,3 @@ func mediaOf(r app.ImportRevision) []string {
 	}
 	return chain.SortedSet(out)
 }
-

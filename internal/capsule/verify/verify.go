@@ -164,4 +164,3 @@ func hashFile(src *capsule.Source, name string, buf []byte) (int64, string, erro
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
-
