@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -342,9 +343,10 @@ func (a *App) verifyCollection(ctx context.Context, id uuid.UUID, checked map[st
 	for i, r := range revs {
 		rep.Revisions++
 		path := base + "/revisions/" + r.ID.String()
-		sum := sha256.Sum256(r.Content)
 		rep.Bytes += int64(len(r.Content))
-		if got := hex.EncodeToString(sum[:]); got != r.ContentHash {
+		if got, err := rehashContent(r.Content); err != nil {
+			add(path, "content", "cannot be read: %v", err)
+		} else if got != r.ContentHash {
 			add(path, "content_hash", "the stored content re-hashes to %s, not the recorded %s: the content was changed in the database", got, r.ContentHash)
 		}
 		resps, err := a.store.SourceResponsesOf(ctx, r.CaptureID)
@@ -384,6 +386,18 @@ func (a *App) verifyCollection(ctx context.Context, id uuid.UUID, checked map[st
 		}
 	}
 	return nil
+}
+
+// rehashContent re-encodes stored content canonically (encodeContent) and
+// hashes it: PostgreSQL keeps content as JSONB, which does not keep the
+// bytes it was given, only their meaning.
+func rehashContent(stored []byte) (string, error) {
+	var doc contentDoc
+	if err := json.Unmarshal(stored, &doc); err != nil {
+		return "", err
+	}
+	c, err := encodeContent(doc)
+	return c.hash, err
 }
 
 func (a *App) rehashBlob(ctx context.Context, coll store.Collection, sum string, buf []byte) (int64, string, error) {
