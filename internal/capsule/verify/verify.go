@@ -108,6 +108,9 @@ func (r *Result) sums(ctx context.Context, src *capsule.Source, res *check.Resul
 		delete(listed, name)
 		got, ok := res.Files[name] // media check.Run hashed already
 		if !ok {
+			got, ok = res.Read[name] // and the files it read
+		}
+		if !ok {
 			n, sum, err := hashFile(src, name, buf)
 			if err != nil {
 				r.add(name, "file", "cannot be read: %v", err)
