@@ -57,7 +57,7 @@ Every flag can also be set through its MONITOR_* environment variable. Secrets
 are read from the environment only, or from a file named by NAME_FILE:
 MONITOR_DATABASE_URL, MONITOR_APP_PASSWORD, MONITOR_S3_ACCESS_KEY_ID,
 MONITOR_S3_SECRET_ACCESS_KEY, MONITOR_CHANNEL_SECRET, MONITOR_TELEGRAM_TOKEN,
-MONITOR_MASTER_KEY. Scale mode (PostgreSQL, S3, several processes) is described
+MONITOR_MASTER_KEY, MONITOR_SIGNING_KEY. Scale mode (PostgreSQL, S3, several processes) is described
 in docs/deploy.md.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
