@@ -328,6 +328,8 @@ func TestImportKeepsTheChainVerifiable(t *testing.T) {
 			vrep, err := dst.App.Verify(ctx, appVerifyAll())
 			require.NoError(t, err)
 			require.Empty(t, vrep.Problems)
+			require.Equal(t, 2, vrep.Collections, "bob's private copies are verified too")
+			require.Equal(t, 3, vrep.Revisions)
 
 			// Exported again from the importing instance, it verifies, signed by it.
 			again := filepath.Join(t.TempDir(), "again")
