@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,8 @@ import (
 	"github.com/monitorhq/monitor/internal/capsule/ech0"
 	"github.com/monitorhq/monitor/internal/capsule/export"
 	"github.com/monitorhq/monitor/internal/capsule/importer"
+	"github.com/monitorhq/monitor/internal/capsule/verify"
+	"github.com/monitorhq/monitor/internal/chain"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
 )
@@ -233,9 +236,10 @@ func (d *deps) printImportReport(rep importer.Report) {
 }
 
 func newCheckCmd(d *deps) *cobra.Command {
-	var fix bool
+	var fix, verifyFlag bool
+	var key string
 	cmd := &cobra.Command{
-		Use:   "check [DIR|ZIP] [--fix]",
+		Use:   "check [DIR|ZIP] [--fix] [--verify [--key PUBKEY]]",
 		Short: "Check a capsule against the capsule v1 format and report every problem",
 		Long: `Check a capsule (default ./capsule): the manifest, every collection file, the
 media each one names (present, inside the capsule, with the SHA-256 and size
@@ -247,9 +251,18 @@ errors first, then warnings (unknown fields, which are ignored). The exit code
 is 1 when there is any error; import and build refuse such a capsule.
 
 --fix writes a new id (UUIDv7) into every collection file that has none, the
-only repair it makes. It changes files in place, so it refuses a zip.`,
+only repair it makes. It changes files in place, so it refuses a zip.
+
+--verify also proves the capsule was not changed since its export
+(docs/verify.md): every file is re-hashed against monitor.sum, monitor.sum's
+Ed25519 signature is checked, and every collection's hash chain is recomputed
+from the files. Each mismatch is a "path: field: message" line and the exit
+code is 1. --key is the public key the capsule must be signed with (base64, as
+"monitor version --key" prints it, or a file holding it); without it the
+check names the key that signed the capsule, to compare with its instance's.`,
 		Example: `  monitor check alice-capsule
-  monitor check alice-capsule --fix`,
+  monitor check alice-capsule --fix
+  monitor check --verify alice.zip --key 'k1o0…='`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := "capsule"
@@ -279,6 +292,15 @@ only repair it makes. It changes files in place, so it refuses a zip.`,
 			if fix && src.IsZip() {
 				return check.ErrFixZip
 			}
+			var pub ed25519.PublicKey
+			if key != "" {
+				if !verifyFlag {
+					return usageError{errors.New("--key goes with --verify")}
+				}
+				if pub, err = readPublicKey(key); err != nil {
+					return usageError{fmt.Errorf("--key: %w", err)}
+				}
+			}
 			res, err := check.Run(cmd.Context(), src, check.Options{})
 			if err != nil {
 				return err
@@ -301,13 +323,39 @@ only repair it makes. It changes files in place, so it refuses a zip.`,
 				d.printf("%s\n", p)
 			}
 			d.printf("%d collection file(s): %d error(s), %d warning(s)\n", len(res.Entries), res.Errors(), res.Warnings())
-			if n := res.Errors(); n > 0 {
-				return exitError{code: 1, msg: fmt.Sprintf("the capsule has %d error(s)", n)}
+			bad := res.Errors()
+			if verifyFlag {
+				vr, err := verify.Run(cmd.Context(), src, res, verify.Options{Key: pub})
+				if err != nil {
+					return err
+				}
+				for _, p := range vr.Problems {
+					d.printf("%s\n", p)
+				}
+				bad += len(vr.Problems)
+				switch {
+				case vr.Signer == nil:
+					d.printf("not signed\n")
+				case !vr.SignatureOK:
+					d.printf("signature by key %s (%s) does not verify\n", chain.Fingerprint(vr.Signer), chain.EncodeKey(vr.Signer))
+				case pub != nil && vr.Signer.Equal(pub):
+					d.printf("signed by the key given, %s\n", chain.Fingerprint(vr.Signer))
+				default:
+					d.printf("signed by key %s (%s); compare it with its instance's: monitor version --key, or GET /v1/instance\n",
+						chain.Fingerprint(vr.Signer), chain.EncodeKey(vr.Signer))
+				}
+				d.printf("verified %d file(s) (%s) and %d chain(s) of %d revision(s): %d mismatch(es)\n",
+					vr.Files, config.FormatBytes(vr.Bytes), vr.Collections, vr.Revisions, len(vr.Problems))
+			}
+			if bad > 0 {
+				return exitError{code: 1, msg: fmt.Sprintf("the capsule has %d error(s)", bad)}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&fix, "fix", false, "write a new id into collection files that have none")
+	cmd.Flags().BoolVar(&verifyFlag, "verify", false, "also check monitor.sum, its signature and every hash chain")
+	cmd.Flags().StringVar(&key, "key", "", "with --verify: the public key the capsule must be signed with (base64, or a file holding it)")
 	return cmd
 }
 
@@ -382,6 +430,18 @@ func (d *deps) importEch0(cmd *cobra.Command, a *app.App, tenantID uuid.UUID, p 
 	}
 	d.printForeignReport(rep)
 	return true, nil
+}
+
+// readPublicKey reads --key: the key itself, or a file holding it.
+func readPublicKey(s string) (ed25519.PublicKey, error) {
+	if k, err := chain.ParseKey(s); err == nil {
+		return k, nil
+	}
+	data, err := os.ReadFile(s)
+	if err != nil {
+		return nil, errors.New("is neither a base64 Ed25519 public key (as `monitor version --key` prints it) nor a file holding one")
+	}
+	return chain.ParseKey(string(data))
 }
 
 // openChecked opens a capsule and checks it; a capsule with errors is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/monitorhq/monitor/internal/chain"
 	"github.com/monitorhq/monitor/internal/config"
+	"github.com/monitorhq/monitor/internal/runtime"
 )
 
 // version and commit are set at build time with
@@ -54,7 +57,7 @@ Every flag can also be set through its MONITOR_* environment variable. Secrets
 are read from the environment only, or from a file named by NAME_FILE:
 MONITOR_DATABASE_URL, MONITOR_APP_PASSWORD, MONITOR_S3_ACCESS_KEY_ID,
 MONITOR_S3_SECRET_ACCESS_KEY, MONITOR_CHANNEL_SECRET, MONITOR_TELEGRAM_TOKEN,
-MONITOR_MASTER_KEY. Scale mode (PostgreSQL, S3, several processes) is described
+MONITOR_MASTER_KEY, MONITOR_SIGNING_KEY. Scale mode (PostgreSQL, S3, several processes) is described
 in docs/deploy.md.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
@@ -80,6 +83,7 @@ in docs/deploy.md.`,
 		newExportCmd(d),
 		newImportCmd(d),
 		newCheckCmd(d),
+		newVerifyCmd(d),
 		newBuildCmd(d),
 	)
 	return root
@@ -128,16 +132,37 @@ func (d *deps) logger(cfg *config.Config) *slog.Logger {
 }
 
 func newVersionCmd(d *deps) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version and commit of this binary",
-		Args:  cobra.NoArgs,
+	var key bool
+	cmd := &cobra.Command{
+		Use:   "version [--key]",
+		Short: "Print the version and commit of this binary, and with --key the instance's public key",
+		Long: `Print the version and commit of this binary.
+
+--key also prints the public half of the instance key that signs exports and
+proofs (MONITOR_SIGNING_KEY, or $MONITOR_DATA_DIR/instance.key, made at first
+start): base64 of the Ed25519 key, as "monitor check --verify --key" takes it,
+and its fingerprint.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v, c := buildVersion()
-			_, err := fmt.Fprintf(d.stdout, "monitor %s (commit %s)\n", v, c)
+			if _, err := fmt.Fprintf(d.stdout, "monitor %s (commit %s)\n", v, c); err != nil || !key {
+				return err
+			}
+			cfg, err := d.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			k, err := runtime.InstanceKey(cfg)
+			if err != nil {
+				return err
+			}
+			pub := k.Public().(ed25519.PublicKey)
+			_, err = fmt.Fprintf(d.stdout, "signing key: %s\nfingerprint: %s\n", chain.EncodeKey(pub), chain.Fingerprint(pub))
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&key, "key", false, "also print the instance's public signing key")
+	return cmd
 }
 
 // buildVersion prefers what the build stamped in, then what Go recorded.

@@ -5,6 +5,7 @@
 package app
 
 import (
+	"crypto/ed25519"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -80,6 +81,9 @@ type Deps struct {
 	// Backups is where scheduled and on-demand snapshots are written; the
 	// zero value means this instance has no snapshots (backups.go).
 	Backups BackupConfig
+	// SigningKey is the instance key (runtime.InstanceKey) that signs
+	// exports and proofs (verify.go); nil signs nothing.
+	SigningKey ed25519.PrivateKey
 }
 
 // Hooks are signals the pipeline fires for tests, so they wait on an event
@@ -127,6 +131,8 @@ type App struct {
 	contents *contentCache
 	// snapshotMu makes one snapshot at a time in this process; restoreMu
 	// one restore staged or cancelled at a time.
+	// signingKey is Deps.SigningKey.
+	signingKey ed25519.PrivateKey
 	snapshotMu sync.Mutex
 	restoreMu  sync.Mutex
 }
@@ -135,7 +141,7 @@ type App struct {
 // workers with RegisterWorkers when building it, then AttachQueue.
 func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
-		masterKey: d.MasterKey, hooks: d.Hooks, metrics: d.Metrics, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken}
+		masterKey: d.MasterKey, hooks: d.Hooks, metrics: d.Metrics, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken, signingKey: d.SigningKey}
 	a.traffic, a.backups = &traffic{}, d.Backups
 	a.contents = newContentCache(contentCacheSize)
 	a.http = a.traffic.countDownloads(a.http)

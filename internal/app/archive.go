@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/monitorhq/monitor/internal/chain"
 	"github.com/monitorhq/monitor/internal/store"
 )
 
@@ -109,6 +110,9 @@ type revisionInput struct {
 	// reused and its observed time moves to now, as the post was just
 	// seen to say that.
 	CaptureID uuid.UUID
+	// AdapterID and AdapterVersion name the adapter of the live capture,
+	// which the revision's link records.
+	AdapterID, AdapterVersion string
 	// Imported, set instead of CaptureID, is imported content, which has
 	// no capture of its own.
 	Imported *importedCapture
@@ -125,6 +129,9 @@ type importedCapture struct {
 	Provider string
 	// At is when the source says the content was captured.
 	At time.Time
+	// Link is the revision's link as the source states it, nil when it
+	// states none (a capsule from before chains).
+	Link *ImportLink
 }
 
 // revisionWritten is what writeRevision did.
@@ -159,11 +166,13 @@ func (archiveWriter) writeRevision(ctx context.Context, tx *store.Tx, in revisio
 	}
 
 	rev = store.Revision{
+		ID:           uuid.Must(uuid.NewV7()),
 		CollectionID: coll.ID, DataScope: coll.DataScope, Visibility: coll.Visibility,
 		CaptureID: in.CaptureID, ContentHash: in.Content.hash, Content: in.Content.body,
 	}
+	at := tx.Now()
 	if im := in.Imported; im != nil {
-		rev.ID = uuid.Must(uuid.NewV7())
+		at = store.RevisionTime(im.At)
 		c, err := tx.CaptureInsertFinished(ctx, store.Capture{
 			CollectionID: coll.ID, TenantID: in.TenantID, Visibility: coll.Visibility, DataScope: coll.DataScope,
 			AccessScope: coll.AccessScope, AdapterID: coll.AdapterID, Provider: im.Provider,
@@ -172,11 +181,11 @@ func (archiveWriter) writeRevision(ctx context.Context, tx *store.Tx, in revisio
 			return revisionWritten{}, err
 		}
 		rev.CaptureID = c.ID
-		rev, err = tx.RevisionInsertAt(ctx, rev, im.At)
-		if err != nil {
-			return revisionWritten{}, err
-		}
-	} else if rev, err = tx.RevisionInsert(ctx, rev); err != nil {
+	}
+	if rev.Chain, err = linkRevision(ctx, tx, in, at); err != nil {
+		return revisionWritten{}, err
+	}
+	if rev, err = tx.RevisionInsertAt(ctx, rev, at); err != nil {
 		return revisionWritten{}, err
 	}
 	if err := writeGraph(ctx, tx, in, rev); err != nil {
@@ -186,6 +195,49 @@ func (archiveWriter) writeRevision(ctx context.Context, tx *store.Tx, in revisio
 		return revisionWritten{}, err
 	}
 	return revisionWritten{Revision: rev, Created: true, CaptureID: rev.CaptureID}, nil
+}
+
+// linkRevision makes a new revision's link in its collection's chain
+// (internal/chain): after the chain's head, over the content, its media,
+// the capture's raw responses and adapter, and the time at. Imported
+// content takes the raw responses and adapter its source states, and the
+// first revision of an imported chain keeps the previous hash the source
+// gives, as the capsule may leave the earlier revisions out; a recomputed
+// hash that differs from the one the source states is an error, as the
+// source was changed.
+func linkRevision(ctx context.Context, tx *store.Tx, in revisionInput, at time.Time) (store.RevisionChain, error) {
+	seq, head, err := tx.RevisionChainHead(ctx, in.Collection.ID)
+	if err != nil {
+		return store.RevisionChain{}, err
+	}
+	media, err := chain.MediaOfContent(in.Content.body)
+	if err != nil {
+		return store.RevisionChain{}, err
+	}
+	l := chain.Link{PrevHash: head, ContentHash: in.Content.hash, Media: media, CapturedAt: at,
+		AdapterID: in.AdapterID, AdapterVersion: in.AdapterVersion}
+	var claimed string
+	switch im := in.Imported; {
+	case im == nil:
+		if l.Raw, err = tx.SourceResponseHashes(ctx, in.CaptureID); err != nil {
+			return store.RevisionChain{}, err
+		}
+	case im.Link == nil:
+		l.AdapterID = in.Collection.AdapterID
+	default:
+		l.Raw, l.AdapterID, l.AdapterVersion, claimed = im.Link.Raw, im.Link.AdapterID, im.Link.AdapterVersion, im.Link.ChainHash
+		if seq == 0 {
+			l.PrevHash = im.Link.PrevHash
+		}
+	}
+	h := l.Hash()
+	if claimed != "" && claimed != h {
+		return store.RevisionChain{}, errorf(ErrInvalid,
+			"the revision captured %s: its chain hash is recomputed as %s, but the capsule states %s, so the capsule was changed after it was exported; run `monitor check --verify` on it",
+			chain.FormatTime(at), h, claimed)
+	}
+	return store.RevisionChain{Seq: seq + 1, PrevHash: l.PrevHash, Hash: h, Raw: chain.SortedSet(l.Raw),
+		AdapterID: l.AdapterID, AdapterVersion: l.AdapterVersion}, nil
 }
 
 // writeGraph records a new revision's entities: each entity and its

@@ -48,6 +48,9 @@ type ExportedCollection struct {
 	Current ExportedRevision
 	// History holds the earlier revisions, oldest first (with History).
 	History []ExportedRevision
+	// Chain is every revision's link, oldest first, with or without
+	// History: a capsule carries the whole chain so that it can be checked.
+	Chain []ChainLink
 }
 
 // ExportedRevision is a revision with the upstream address of each of its
@@ -161,6 +164,9 @@ func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, 
 	}
 	cur, err := a.store.RevisionGet(ctx, *sc.CurrentRevisionID)
 	if err != nil {
+		return ec, err
+	}
+	if ec.Chain, _, err = a.collectionChain(ctx, sc.ID); err != nil {
 		return ec, err
 	}
 	revs = append(revs, cur)

@@ -62,6 +62,22 @@ type ImportRevision struct {
 	PublishedAt *time.Time
 	Media       []ImportMedia
 	Graph       ImportGraph
+	// Link is the revision's link in the source's chain, nil when the
+	// source has none; the import recomputes it and refuses one that
+	// differs.
+	Link *ImportLink
+	// Current marks the revision that becomes current; when none is
+	// marked, the last one does.
+	Current bool
+}
+
+// ImportLink is a revision's link as a capsule states it (internal/chain).
+type ImportLink struct {
+	PrevHash       string
+	ChainHash      string
+	Raw            []string
+	AdapterID      string
+	AdapterVersion string
 }
 
 // ImportMedia is one display media of an imported revision.
@@ -641,12 +657,14 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		}
 		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
 			Collection: coll, TenantID: tenantID, Content: content, Schemas: schemas,
-			Imported: &importedCapture{Provider: cmp.Or(provider, store.ProviderCapsule), At: at},
+			Imported: &importedCapture{Provider: cmp.Or(provider, store.ProviderCapsule), At: at, Link: r.Link},
 		})
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", it.Label, err)
 		}
-		current = w.Revision.ID
+		if r.Current || current == uuid.Nil || !hasCurrent(it.Revisions) {
+			current = w.Revision.ID
+		}
 		if !w.Created {
 			continue // the same content twice in the history
 		}
@@ -682,6 +700,15 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 	}
 	rep.Created = append(rep.Created, out)
 	return nil
+}
+
+func hasCurrent(revs []ImportRevision) bool {
+	for _, r := range revs {
+		if r.Current {
+			return true
+		}
+	}
+	return false
 }
 
 // importBlob finds or records the blob of some content in the import's
@@ -753,4 +780,13 @@ func importContent(r ImportRevision, sourceURL string) contentDoc {
 		doc.Graph.Entities = append(doc.Graph.Entities, ce)
 	}
 	return doc
+}
+
+// ContentHash is the content hash of the revision importing r would
+// write: the hash finalize gave the content it was exported from, which
+// the offline verifier (internal/capsule/verify) recomputes from a
+// capsule's files.
+func ContentHash(r ImportRevision, sourceURL string) (string, error) {
+	c, err := encodeContent(importContent(r, sourceURL))
+	return c.hash, err
 }

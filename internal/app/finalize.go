@@ -90,6 +90,7 @@ func (a *App) finalize(ctx context.Context, tx *store.Tx, id uuid.UUID) error {
 	}
 	w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
 		Collection: coll, TenantID: c.TenantID, Content: content, Schemas: st.Graph.schemas(), CaptureID: c.ID,
+		AdapterID: c.AdapterID, AdapterVersion: c.AdapterVers,
 	})
 	if err != nil {
 		return err

@@ -109,8 +109,34 @@ type Collection struct {
 	Graph    Graph
 	// History holds earlier versions, oldest first (export --history).
 	History []Revision
+	// Chain is the collection's hash chain (docs/verify.md), nil in
+	// capsules from before chains.
+	Chain *Chain
 	// Text is the post's text, verbatim: the file's body.
 	Text string
+}
+
+// Chain is a collection's hash chain as its file carries it: every
+// revision's link, whether or not the file holds that revision's content.
+type Chain struct {
+	// Version names the encoding (monitor-chain-v1).
+	Version string
+	// Head is the newest link's chain hash.
+	Head string
+	// Revisions are the links, oldest first.
+	Revisions []ChainLink
+}
+
+// ChainLink is one revision's link: every field its chain hash covers.
+type ChainLink struct {
+	Time           time.Time
+	PrevHash       string
+	ChainHash      string
+	ContentHash    string
+	Media          []string
+	Raw            []string
+	AdapterID      string
+	AdapterVersion string
 }
 
 // Author is who wrote the post. Only Name round-trips; Handle and URL are

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/monitorhq/monitor/internal/chain"
 )
 
 // timeOpt is a time that may be absent.
@@ -150,6 +152,7 @@ func ParseCollection(path string, data []byte) (Collection, []Problem) {
 		"history": func(v *yaml.Node, f string) {
 			d.list(v, f, func(_ int, v *yaml.Node, f string) { c.History = append(c.History, d.revision(v, f)) })
 		},
+		"chain": func(v *yaml.Node, f string) { c.Chain = d.chainOf(v, f) },
 	})
 	if !hasID {
 		d.errf("id", "missing; run `monitor check --fix` to write a new id into the file")
@@ -336,6 +339,54 @@ func (d *decoder) entity(n *yaml.Node, field string) Entity {
 		e.Data = json.RawMessage("{}")
 	}
 	return e
+}
+
+func (d *decoder) chainOf(n *yaml.Node, field string) *Chain {
+	ch := &Chain{}
+	d.fields(n, field, map[string]func(*yaml.Node, string){
+		"version": func(v *yaml.Node, f string) { ch.Version = d.str(v, f) },
+		"head":    func(v *yaml.Node, f string) { ch.Head = d.sha(v, f) },
+		"revisions": func(v *yaml.Node, f string) {
+			d.list(v, f, func(_ int, v *yaml.Node, f string) {
+				var l ChainLink
+				var at timeOpt
+				hashes := func(v *yaml.Node, f string) []string {
+					var out []string
+					d.list(v, f, func(_ int, v *yaml.Node, f string) {
+						if h := d.sha(v, f); h != "" {
+							out = append(out, h)
+						}
+					})
+					return out
+				}
+				d.fields(v, f, map[string]func(*yaml.Node, string){
+					"time": func(v *yaml.Node, f string) { at = d.timeValue(v, f) },
+					"prev_hash": func(v *yaml.Node, f string) {
+						if d.str(v, f) != "" {
+							l.PrevHash = d.sha(v, f)
+						}
+					},
+					"chain_hash":      func(v *yaml.Node, f string) { l.ChainHash = d.sha(v, f) },
+					"content_hash":    func(v *yaml.Node, f string) { l.ContentHash = d.sha(v, f) },
+					"media":           func(v *yaml.Node, f string) { l.Media = hashes(v, f) },
+					"raw":             func(v *yaml.Node, f string) { l.Raw = hashes(v, f) },
+					"adapter":         func(v *yaml.Node, f string) { l.AdapterID = d.str(v, f) },
+					"adapter_version": func(v *yaml.Node, f string) { l.AdapterVersion = d.str(v, f) },
+				})
+				d.require(f, "chain_hash", l.ChainHash)
+				d.require(f, "content_hash", l.ContentHash)
+				if !at.ok && !d.reported(f+".time") {
+					d.errf(f+".time", "missing; give the time this version was captured")
+				}
+				l.Time = at.t
+				ch.Revisions = append(ch.Revisions, l)
+			})
+		},
+	})
+	if ch.Version != "" && ch.Version != chain.Version {
+		d.warnf(field+".version", "%q is a chain encoding this monitor does not know; the chain is not checked", ch.Version)
+	}
+	return ch
 }
 
 func (d *decoder) revision(n *yaml.Node, field string) Revision {

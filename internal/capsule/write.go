@@ -47,6 +47,18 @@ func (m mapping) time(key string, t time.Time) {
 
 func (m mapping) nonEmpty() bool { return len(m.n.Content) > 0 }
 
+// hashList is a list of hashes, one a line, [] when empty.
+func hashList(hs []string) *yaml.Node {
+	n := sequence()
+	if len(hs) == 0 {
+		n.Style = yaml.FlowStyle
+	}
+	for _, h := range hs {
+		n.Content = append(n.Content, strNode(h))
+	}
+	return n
+}
+
 func sequence() *yaml.Node { return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"} }
 
 func encodeYAML(n *yaml.Node) ([]byte, error) {
@@ -135,6 +147,26 @@ func MarshalCollection(c *Collection) ([]byte, error) {
 			hist.Content = append(hist.Content, h.n)
 		}
 		m.add("history", hist)
+	}
+	if ch := c.Chain; ch != nil {
+		cm := newMapping()
+		cm.str("version", ch.Version)
+		cm.str("head", ch.Head)
+		revs := sequence()
+		for _, l := range ch.Revisions {
+			lm := newMapping()
+			lm.time("time", l.Time)
+			lm.add("prev_hash", strNode(l.PrevHash))
+			lm.str("chain_hash", l.ChainHash)
+			lm.str("content_hash", l.ContentHash)
+			lm.add("media", hashList(l.Media))
+			lm.add("raw", hashList(l.Raw))
+			lm.str("adapter", l.AdapterID)
+			lm.str("adapter_version", l.AdapterVersion)
+			revs.Content = append(revs.Content, lm.n)
+		}
+		cm.add("revisions", revs)
+		m.add("chain", cm.n)
 	}
 	front, err := encodeYAML(m.n)
 	if err != nil {

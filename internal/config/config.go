@@ -52,6 +52,10 @@ type Config struct {
 	TelegramAPIURL string
 	// MasterKey encrypts account credentials and secret settings.
 	MasterKey string
+	// SigningKey is the instance's Ed25519 key (PEM PKCS #8, or base64 of
+	// its 32-byte seed) that signs exports and proofs; "" means the key
+	// file in the data dir, made at first start (runtime.InstanceKey).
+	SigningKey string
 	// AppPassword is the password `monitor migrate` gives the PostgreSQL
 	// role monitor_app.
 	AppPassword string
@@ -255,6 +259,9 @@ func options() []option {
 		{env: "MONITOR_MASTER_KEY", secret: true,
 			usage: "master key for encrypted credentials and settings",
 			set:   func(c *Config, v string) error { c.MasterKey = v; return nil }},
+		{env: "MONITOR_SIGNING_KEY", secret: true,
+			usage: "Ed25519 key that signs exports and proofs (PEM PKCS #8 or base64 seed); default: $MONITOR_DATA_DIR/instance.key, made at first start",
+			set:   func(c *Config, v string) error { c.SigningKey = v; return nil }},
 		{env: "MONITOR_APP_PASSWORD", secret: true,
 			usage: "password monitor migrate sets on the PostgreSQL role monitor_app",
 			set:   func(c *Config, v string) error { c.AppPassword = v; return nil }},

@@ -52,6 +52,10 @@ type Service interface {
 	OpenMedia(ctx context.Context, tenantID uuid.UUID, sha256 string, rng *blob.Range) (io.ReadCloser, app.MediaFile, error)
 	Usage(ctx context.Context, tenantID uuid.UUID) (app.Usage, error)
 	Adapters() []app.AdapterView
+	// Instance and Proof: the signing key, and a collection's hash chain
+	// signed (docs/verify.md).
+	Instance() app.InstanceView
+	Proof(ctx context.Context, tenantID, collectionID uuid.UUID) (app.Proof, error)
 	// Watched sources (watches.go).
 	watchService
 	// A tenant's accounts (connections.go).
@@ -121,6 +125,7 @@ func (d Deps) routes() []route {
 		{http.MethodGet, "/v1/collections/{id}", bearer, d.collection},
 		{http.MethodDelete, "/v1/collections/{id}", bearer, d.deleteCollection},
 		{http.MethodGet, "/v1/collections/{id}/revisions", bearer, d.revisions},
+		{http.MethodGet, "/v1/collections/{id}/proof", bearer, d.proof},
 		{http.MethodGet, "/v1/collections/{id}/members", bearer, d.members},
 		{http.MethodPost, "/v1/collections/{id}/refresh", bearer, d.refresh},
 		{http.MethodGet, "/v1/revisions/{id}", bearer, d.revision},
@@ -128,6 +133,7 @@ func (d Deps) routes() []route {
 		{http.MethodGet, "/v1/media/{sha256}", bearer, d.media},
 		{http.MethodGet, "/v1/usage", bearer, d.usage},
 		{http.MethodGet, "/v1/adapters", bearer, d.adapters},
+		{http.MethodGet, "/v1/instance", public, d.instance},
 	}, append(append(d.watchRoutes(), d.connectionRoutes()...), d.adminRoutes()...)...)
 }
 

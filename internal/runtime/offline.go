@@ -55,7 +55,9 @@ func OpenOffline(ctx context.Context, cfg *config.Config, log *slog.Logger, opts
 			return nil, err
 		}
 	}
-	a := app.New(app.Deps{Store: st, Blob: bs, Log: log, MasterKey: cfg.MasterKey, HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken})
+	key := instanceKeyOrWarn(ctx, cfg, log)
+	a := app.New(app.Deps{Store: st, Blob: bs, Log: log, MasterKey: cfg.MasterKey, HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken,
+		SigningKey: key})
 	return &Offline{app: a, store: st, lock: lock}, nil
 }
 

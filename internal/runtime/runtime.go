@@ -319,8 +319,9 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	limits.TenantCaptures = cfg.Capture.TenantConcurrency
 	limits.ConnectionCaptures = cfg.Capture.ConnectionConcurrency
 	limits.PageSize = o.pageSize
+	key := instanceKeyOrWarn(ctx, cfg, log)
 	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks, Metrics: e.metrics,
-		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken, TelegramAPIURL: cfg.TelegramAPIURL, Backups: backupConfig(cfg)})
+		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken, TelegramAPIURL: cfg.TelegramAPIURL, Backups: backupConfig(cfg), SigningKey: key})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
 	}

@@ -68,22 +68,6 @@ func (tx *Tx) CaptureInsertFinished(ctx context.Context, c Capture, revisionID u
 	return c, wrap(tx.d, "insert finished capture", err)
 }
 
-// RevisionInsertAt stores a content version captured at the given time.
-func (tx *Tx) RevisionInsertAt(ctx context.Context, r Revision, at time.Time) (Revision, error) {
-	if r.ID == uuid.Nil {
-		r.ID = uuid.Must(uuid.NewV7())
-	}
-	r.CreatedAt = at.UTC().Truncate(time.Microsecond)
-	r.ObservedAt = r.CreatedAt
-	r.ContentBytes = int64(len(r.Content))
-	_, err := tx.tx.ExecContext(ctx,
-		`INSERT INTO revisions (id, collection_id, data_scope, visibility, capture_id, content_hash, content_json, content_bytes,
-			observed_at, created_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
-		r.ID, r.CollectionID, r.DataScope, r.Visibility, r.CaptureID, r.ContentHash, string(r.Content), r.ContentBytes, r.CreatedAt)
-	return r, wrap(tx.d, "insert revision", err)
-}
-
 // TenantCollectionSaveAt records the tenant's reference to a collection
 // with the given save time; an existing reference is left as it is.
 // created reports whether the reference is new. A collection the tenant

@@ -128,6 +128,11 @@ func (s *Store) apply(ctx context.Context, known []migration) ([]string, error) 
 			if _, err := tx.tx.ExecContext(ctx, m.sql); err != nil {
 				return err
 			}
+			if step := afterMigration[m.name]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return err
+				}
+			}
 			_, err := tx.tx.ExecContext(ctx,
 				`INSERT INTO schema_migrations (name, sha256, applied_at) VALUES ($1, $2, $3)`,
 				m.name, m.sha256, s.now())

@@ -102,6 +102,15 @@ func (s *server) item(w http.ResponseWriter, r *http.Request, rq *request) {
 		view.From, view.To = revs[1].ID.String(), revs[0].ID.String()
 	}
 	post := PostOf(v)
+	sum, err := s.d.App.CollectionChainSummary(r.Context(), rq.tenantID, v.ID)
+	if err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	if sum.Revisions > 0 {
+		post.Proof = &Proof{Revisions: sum.Revisions, Verified: sum.Verified, Fingerprint: sum.KeyFingerprint,
+			Href: "/v1/collections/" + v.ID.String() + "/proof", Name: "proof-" + v.ID.String() + ".json"}
+	}
 	if e := post.Entity; e != nil && (e.Render == RenderXProfile || e.Render == RenderTelegramChannel) {
 		if !s.profilePosts(w, r, rq, v, e, view) {
 			return

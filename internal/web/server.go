@@ -31,6 +31,8 @@ type Service interface {
 	accountService
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
+	// CollectionChainSummary is the item page's "verified chain" line.
+	CollectionChainSummary(ctx context.Context, tenantID, collectionID uuid.UUID) (app.ChainSummary, error)
 	Members(ctx context.Context, tenantID, collectionID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
 }
 

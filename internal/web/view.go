@@ -134,6 +134,23 @@ type Post struct {
 	// Entity is the post as its type's renderer shows it (entity.go); nil
 	// when no renderer knows the type, and the page shows the fields above.
 	Entity *Entity
+	// Proof is what the page says about the post's hash chain (nil: it
+	// has none to show).
+	Proof *Proof
+}
+
+// Proof is a post's hash chain as its page shows it (docs/verify.md):
+// "verified chain · N revisions · key fingerprint", and the proof to
+// download.
+type Proof struct {
+	Revisions int
+	// Verified is true when every link recomputes and follows the one
+	// before it.
+	Verified bool
+	// Fingerprint names the key that signs the proof ("": not signed).
+	Fingerprint string
+	// Href is the proof document, from the page; Name its file name.
+	Href, Name string
 }
 
 // Author is who wrote a post.

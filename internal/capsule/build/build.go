@@ -149,7 +149,9 @@ func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Opt
 	})
 
 	s.pool = newPool(opts.Progress, len(posts))
-	err = s.render(ctx, posts, opts)
+	if err = s.proofs(posts); err == nil {
+		err = s.render(ctx, posts, opts)
+	}
 	if werr := s.pool.wait(); err == nil {
 		err = werr
 	}
@@ -265,6 +267,7 @@ func swap(staging, out string) error {
 type post struct {
 	*web.Post
 	c       *capsule.Collection
+	path    string // the collection file, from the capsule root
 	author  string // the author's slug
 	profile string // the graph key of the author's profile entity ("": none)
 }
@@ -323,7 +326,7 @@ func (s *site) post(e check.Entry) *post {
 	// The post page draws the post with its type's renderer, as the live
 	// item page does (web.BuildEntity); nil keeps the fields above.
 	p.Entity = web.BuildEntity(s.graph(&c.Graph), p.Media)
-	return &post{Post: p, c: &c, author: slug, profile: profileKey(&c.Graph)}
+	return &post{Post: p, c: &c, path: e.Path, author: slug, profile: profileKey(&c.Graph)}
 }
 
 func (s *site) mediaItem(sha, mime, file, kind, alt string, w, h int, sensitive bool, id string) web.Media {

@@ -6,6 +6,7 @@
 package capsulegen
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -17,7 +18,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule"
+	"github.com/monitorhq/monitor/internal/capsule/importer"
+	"github.com/monitorhq/monitor/internal/chain"
 )
 
 // ImageSize is the size of each post's image in bytes.
@@ -56,12 +60,46 @@ func write(dir, name string, data []byte) error {
 }
 
 // Capsule writes a capsule of n posts into dir.
-func Capsule(dir string, n int) error {
+func Capsule(dir string, n int) error { return generate(dir, n, nil) }
+
+// SigningKey is the key VerifiableCapsule signs with: fixed, so runs
+// compare.
+func SigningKey() ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("capsulegen"))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+// VerifiableCapsule writes a capsule of n posts as an export does, for
+// `monitor check --verify`: each post with its hash chain (one link, over
+// its content, its image and one raw response) and monitor.sum with its
+// signature by SigningKey.
+func VerifiableCapsule(dir string, n int) error {
+	var sums []chain.SumEntry
+	if err := generate(dir, n, &sums); err != nil {
+		return err
+	}
+	sum := chain.FormatSum(sums)
+	if err := write(dir, chain.SumName, sum); err != nil {
+		return err
+	}
+	return write(dir, chain.SigName, chain.Sign(SigningKey(), sum))
+}
+
+// generate writes the capsule; with sums it chains every post and records
+// each file's SHA-256.
+func generate(dir string, n int, sums *[]chain.SumEntry) error {
+	put := func(name string, data []byte) error {
+		if sums != nil {
+			s := sha256.Sum256(data)
+			*sums = append(*sums, chain.SumEntry{SHA256: hex.EncodeToString(s[:]), Path: name})
+		}
+		return write(dir, name, data)
+	}
 	man, err := capsule.MarshalManifest(&capsule.Manifest{SchemaVersion: 1, Generator: "capsulegen", Site: capsule.Site{Title: "Bench"}})
 	if err != nil {
 		return err
 	}
-	if err := write(dir, capsule.ManifestName, man); err != nil {
+	if err := put(capsule.ManifestName, man); err != nil {
 		return err
 	}
 	img := make([]byte, ImageSize)
@@ -70,7 +108,7 @@ func Capsule(dir string, n int) error {
 		sum := sha256.Sum256(p.img)
 		sha := hex.EncodeToString(sum[:])
 		file := capsule.FilePath(sha, "image/png")
-		if err := write(dir, file, p.img); err != nil {
+		if err := put(file, p.img); err != nil {
 			return err
 		}
 		c := capsule.Collection{
@@ -82,11 +120,24 @@ func Capsule(dir string, n int) error {
 			Graph: capsule.Graph{Root: "post:" + p.ext, Entities: []capsule.Entity{{Key: "post:" + p.ext, Type: "x.post", ExternalID: p.ext,
 				Data: []byte(`{"id":"` + p.ext + `","text":"Post"}`)}}},
 		}
+		if sums != nil {
+			it := importer.ToImport("", &c)
+			hash, err := app.ContentHash(it.Revisions[0], c.URL)
+			if err != nil {
+				return err
+			}
+			raw := sha256.Sum256([]byte(`{"tweet":{"id":"` + p.ext + `"}}`))
+			l := chain.Link{ContentHash: hash, Media: []string{sha}, Raw: []string{hex.EncodeToString(raw[:])}, CapturedAt: c.CapturedAt,
+				AdapterID: "x", AdapterVersion: "capsulegen"}
+			h := l.Hash()
+			c.Chain = &capsule.Chain{Version: chain.Version, Head: h, Revisions: []capsule.ChainLink{{Time: l.CapturedAt, ChainHash: h,
+				ContentHash: hash, Media: l.Media, Raw: l.Raw, AdapterID: l.AdapterID, AdapterVersion: l.AdapterVersion}}}
+		}
 		data, err := capsule.MarshalCollection(&c)
 		if err != nil {
 			return err
 		}
-		if err := write(dir, capsule.CollectionPath(&c), data); err != nil {
+		if err := put(capsule.CollectionPath(&c), data); err != nil {
 			return err
 		}
 	}

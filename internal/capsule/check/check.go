@@ -42,6 +42,10 @@ type Result struct {
 	Problems []capsule.Problem
 	// Files maps each media path that was verified to its SHA-256.
 	Files map[string]string
+	// Read maps every other file the check read (the manifest and the
+	// collection files) to the SHA-256 of the bytes it read, so that
+	// `check --verify` need not read them again.
+	Read map[string]string
 }
 
 // Errors counts the problems that are errors.
@@ -84,12 +88,13 @@ type Options struct {
 // Run checks the capsule. It fails only when the capsule cannot be read at
 // all; everything wrong inside it is a problem in the result.
 func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error) {
-	r := &Result{Problems: append([]capsule.Problem(nil), src.Problems...), Files: map[string]string{}}
+	r := &Result{Problems: append([]capsule.Problem(nil), src.Problems...), Files: map[string]string{}, Read: map[string]string{}}
 	if !src.Has(capsule.ManifestName) {
 		r.add(capsule.ManifestName, "file", "missing; a capsule has monitor.yaml at its root with schema_version: 1")
 	} else if data, err := src.ReadFile(capsule.ManifestName, capsule.MaxManifestBytes); err != nil {
 		r.add(capsule.ManifestName, "file", "%v", err)
 	} else {
+		r.Read[capsule.ManifestName] = sha256Hex(data)
 		var probs []capsule.Problem
 		r.Manifest, probs = capsule.ParseManifest(data)
 		r.Problems = append(r.Problems, probs...)
@@ -115,6 +120,7 @@ func Run(ctx context.Context, src *capsule.Source, opts Options) (*Result, error
 			continue
 		}
 		c, probs := files[i].c, files[i].probs
+		r.Read[name] = files[i].sum
 		files[i] = parsed{} // the entry below keeps what is needed
 		e := Entry{Path: name, Collection: c, OK: !hasError(probs)}
 		r.Problems = append(r.Problems, probs...)
@@ -152,6 +158,12 @@ type parsed struct {
 	c     capsule.Collection
 	probs []capsule.Problem
 	err   error
+	sum   string // the SHA-256 of the file's bytes
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
 
 // readAll reads and parses the collection files and hashes the media they
@@ -195,6 +207,7 @@ func readAll(ctx context.Context, src *capsule.Source, names []string, progress 
 					out[i].err = err
 				} else {
 					out[i].c, out[i].probs = capsule.ParseCollection(names[i], data)
+					out[i].sum = sha256Hex(data)
 					for _, ref := range out[i].c.Files() {
 						if src.Has(ref.File) {
 							hash(ref.File, buf)

@@ -6,6 +6,8 @@ package export
 import (
 	"archive/zip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +27,7 @@ import (
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/ech0"
+	"github.com/monitorhq/monitor/internal/chain"
 )
 
 // Options say what to export and where.
@@ -197,6 +200,10 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 			return res, fmt.Errorf("export: %w", err)
 		}
 	}
+	// Last: monitor.sum covers every file written before it.
+	if err := w.sign(a); err != nil {
+		return res, err
+	}
 	res.Files, res.Bytes = w.files, w.bytes
 	if opts.Zip {
 		tmp, err := zipDir(staging, parent, filepath.Base(opts.Out), man.ExportedAt)
@@ -288,6 +295,28 @@ type writer struct {
 	dirs    map[string]bool
 	files   int
 	bytes   int64
+	// sums are the SHA-256s of the files written, for monitor.sum.
+	sums []chain.SumEntry
+}
+
+// sign writes monitor.sum, listing every file written with its SHA-256,
+// and monitor.sum.sig, the instance's signature over it (left out when the
+// instance has no signing key).
+func (w *writer) sign(a *app.App) error {
+	w.mu.Lock()
+	sum := chain.FormatSum(w.sums)
+	w.mu.Unlock()
+	sig, err := a.SignSum(sum)
+	if err := w.write(chain.SumName, sum); err != nil {
+		return err
+	}
+	if errors.Is(err, app.ErrNoSigningKey) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("export: sign: %w", err)
+	}
+	return w.write(chain.SigName, sig)
 }
 
 // mkdir makes the folder of a file once.
@@ -308,10 +337,13 @@ func (w *writer) mkdir(p string) error {
 	return nil
 }
 
-func (w *writer) count(n int64) {
+func (w *writer) count(name string, n int64, sum []byte) {
 	w.mu.Lock()
 	w.files++
 	w.bytes += n
+	if name != chain.SumName && name != chain.SigName {
+		w.sums = append(w.sums, chain.SumEntry{SHA256: hex.EncodeToString(sum), Path: name})
+	}
 	w.mu.Unlock()
 }
 
@@ -323,7 +355,8 @@ func (w *writer) write(name string, data []byte) error {
 	if err := os.WriteFile(p, data, filePerm); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	w.count(int64(len(data)))
+	sum := sha256.Sum256(data)
+	w.count(name, int64(len(data)), sum[:])
 	return nil
 }
 
@@ -341,7 +374,8 @@ func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, 
 	if err != nil {
 		return err
 	}
-	n, err := io.CopyBuffer(onlyWriter{f}, rc, buf)
+	h := sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(f, h), rc, buf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -349,12 +383,9 @@ func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, 
 		_ = os.Remove(p)
 		return err
 	}
-	w.count(n)
+	w.count(ref.file, n, h.Sum(nil))
 	return nil
 }
-
-// onlyWriter hides a file's ReadFrom, so io.CopyBuffer uses the buffer.
-type onlyWriter struct{ io.Writer }
 
 // fileJob is one collection to write: its file and the media it is the
 // first to name.
@@ -537,6 +568,15 @@ func FromExported(ec app.ExportedCollection) capsule.Collection {
 		if s, ok := root["sensitive"].(bool); ok && s {
 			c.Sensitive = true
 		}
+	}
+	if len(ec.Chain) > 0 {
+		ch := &capsule.Chain{Version: chain.Version, Head: ec.Chain[len(ec.Chain)-1].ChainHash}
+		for _, l := range ec.Chain {
+			at, _ := chain.ParseTime(l.CapturedAt)
+			ch.Revisions = append(ch.Revisions, capsule.ChainLink{Time: at, PrevHash: l.PrevHash, ChainHash: l.ChainHash,
+				ContentHash: l.ContentHash, Media: l.Media, Raw: l.Raw, AdapterID: l.AdapterID, AdapterVersion: l.AdapterVersion})
+		}
+		c.Chain = ch
 	}
 	for _, h := range ec.History {
 		c.History = append(c.History, capsule.Revision{

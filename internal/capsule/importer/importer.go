@@ -7,12 +7,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/check"
+	"github.com/monitorhq/monitor/internal/chain"
 )
 
 // Options control an import.
@@ -54,6 +56,9 @@ func Import(ctx context.Context, a *app.App, src *capsule.Source, res *check.Res
 				files[f.SHA256] = f.File
 			}
 		}
+		if probs, _ := ChainProblems(e.Path, &c); len(probs) > 0 {
+			return rep, fmt.Errorf("nothing was imported: %s; the capsule was changed after it was exported (run `monitor check --verify` on it for the full list)", probs[0])
+		}
 		items = append(items, ToImport(e.Path, &c))
 	}
 	open := func(sum string) (io.ReadCloser, error) {
@@ -68,8 +73,54 @@ func Import(ctx context.Context, a *app.App, src *capsule.Source, res *check.Res
 	return rep, err
 }
 
-// ToImport turns a collection file into what the business layer imports.
+// ToImport turns a collection file into what the business layer imports:
+// its versions with their links, in the order of the file's chain when it
+// has one (the current version is then marked, as it may be an earlier
+// link: content that changed back), so the import rebuilds the same chain.
 func ToImport(path string, c *capsule.Collection) app.ImportCollection {
+	it := toImport(path, c)
+	ch := c.Chain
+	if ch == nil || ch.Version != chain.Version || len(ch.Revisions) == 0 {
+		return it
+	}
+	byContent := map[string]int{}
+	for i, l := range ch.Revisions {
+		byContent[l.ContentHash] = i
+	}
+	pos := make([]int, len(it.Revisions))
+	for i := range it.Revisions {
+		r := &it.Revisions[i]
+		pos[i] = len(ch.Revisions) + i // not in the chain: after it, where the import refuses it
+		hash, err := app.ContentHash(*r, c.URL)
+		if err != nil {
+			continue
+		}
+		idx, ok := byContent[hash]
+		if !ok {
+			r.Link = &app.ImportLink{ChainHash: "not-in-chain"}
+			continue
+		}
+		l := ch.Revisions[idx]
+		pos[i] = idx
+		r.Link = &app.ImportLink{PrevHash: l.PrevHash, ChainHash: l.ChainHash, Raw: l.Raw, AdapterID: l.AdapterID, AdapterVersion: l.AdapterVersion}
+	}
+	it.Revisions[len(it.Revisions)-1].Current = true
+	order := make([]int, len(it.Revisions))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return pos[a] - pos[b] })
+	sorted := make([]app.ImportRevision, len(order))
+	for i, o := range order {
+		sorted[i] = it.Revisions[o]
+	}
+	it.Revisions = sorted
+	return it
+}
+
+// toImport is a collection file's versions as the business layer imports
+// them, in the file's order (history oldest first, then the current one).
+func toImport(path string, c *capsule.Collection) app.ImportCollection {
 	it := app.ImportCollection{
 		ID: uuid.MustParse(c.ID), Platform: c.Platform, EntityType: c.Kind, ObjectScope: c.ObjectScope, ExternalID: c.ExternalID,
 		SourceURL: c.URL, Visibility: c.Visibility, ClaimedVisibility: c.ClaimedVisibility, SavedAt: c.SavedAt, Label: path,

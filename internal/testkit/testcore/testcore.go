@@ -14,6 +14,8 @@ package testcore
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"log/slog"
 	"net"
 	"sync"
@@ -101,6 +103,9 @@ type Core struct {
 	X *testkit.XGraphQL
 	// Clock is the one clock of Store and App (nil with Options.Store).
 	Clock *testkit.Clock
+	// SigningKey is the instance key App signs exports and proofs with,
+	// made for the test.
+	SigningKey ed25519.PrivateKey
 	// Signals fire when captures end.
 	*Signals
 }
@@ -142,8 +147,9 @@ func New(t testing.TB, o Options) *Core {
 	if o.HTTPAddr == "" {
 		o.HTTPAddr = "127.0.0.1:8080"
 	}
+	_, c.SigningKey, _ = ed25519.GenerateKey(rand.Reader)
 	deps := app.Deps{Store: c.Store, Blob: c.Blob, Log: log, Limits: o.Limits, Hooks: c.Hooks(),
-		HTTPAddr: o.HTTPAddr, TelegramToken: o.TelegramToken, MasterKey: o.MasterKey}
+		HTTPAddr: o.HTTPAddr, TelegramToken: o.TelegramToken, MasterKey: o.MasterKey, SigningKey: c.SigningKey}
 	if o.NoAdapters {
 		c.App = app.New(deps)
 		return c

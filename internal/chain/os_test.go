@@ -1,0 +1,5 @@
+package chain_test
+
+import "os"
+
+var osStat = os.Stat
