@@ -25,6 +25,11 @@ const (
 	CollectionsDir = "collections"
 	// FilesDir holds the media bytes, named by SHA-256.
 	FilesDir = "files"
+	// HugoDir holds what Hugo needs to build the capsule as it is (its
+	// content adapter and layouts); Monitor's reader skips it, but it is
+	// one of the capsule's files, listed in monitor.sum like the others,
+	// where other folders starting with a dot (.git) are not.
+	HugoDir = ".hugo"
 )
 
 // Limits that keep a hostile capsule from exhausting the reader.

@@ -162,7 +162,7 @@ func (s *Source) openDir(dir string) error {
 			return nil
 		}
 		if de.IsDir() {
-			if strings.HasPrefix(de.Name(), ".") && name != "." {
+			if strings.HasPrefix(de.Name(), ".") && name != "." && name != HugoDir {
 				return fs.SkipDir // .git, editor state
 			}
 			return nil

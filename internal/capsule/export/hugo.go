@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/monitorhq/monitor/internal/capsule"
 )
 
 // hugoFiles are what Hugo needs to build a capsule as it is, with no theme:
@@ -16,7 +18,7 @@ import (
 var hugoFiles embed.FS
 
 // HugoDir is the folder of the Hugo files, which capsule readers ignore.
-const HugoDir = ".hugo"
+const HugoDir = capsule.HugoDir
 
 // writeHugo writes the Hugo files into the staged capsule, the site
 // titled title.
