@@ -86,23 +86,10 @@ func profileTargetOf(id string) *adapterv1.Target {
 // the timeline from cursor as related targets.
 func (a *Adapter) fetchProfile(ctx context.Context, ref profileRef, req *adapterv1.FetchRequest) *adapterv1.FetchResponse {
 	cursor := req.GetPageCursor()
-	if cursor != "" && !validCursor(cursor) {
-		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("page cursor %s is not one the X adapter gave; start from the first page", kit.Quote(cursor)))
+	out, u, src, fail := a.readProfile(ctx, ref, cursor)
+	if fail != nil {
+		return fail
 	}
-	resp, e := a.fx.Get(ctx, "/2/profile/"+url.PathEscape(ref.path()))
-	if e != nil {
-		return &adapterv1.FetchResponse{Error: e}
-	}
-	u, e := a.decodeProfile(resp, ref)
-	if e != nil {
-		return &adapterv1.FetchResponse{Error: e}
-	}
-	out, err := buildProfile(u)
-	if err != nil {
-		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the profile: "+err.Error())
-	}
-	src := resp.Source()
 	out.SourceResponses = []*adapterv1.SourceResponse{src}
 	out.CanonicalTarget = profileTargetOf(u.ID)
 	if req.GetExpand() == adapterv1.ExpandNone {
@@ -269,4 +256,26 @@ func (a *Adapter) timelinePage(ctx context.Context, who, cursor string, want int
 		}
 	}
 	return p, nil
+}
+
+// readProfile checks the page cursor, then reads and builds the profile
+// from /2/profile/{handle} (profiles are public, whichever provider
+// asks); fail, when not nil, is the answer to give instead.
+func (a *Adapter) readProfile(ctx context.Context, ref profileRef, cursor string) (out *adapterv1.FetchResponse, u *fxUser, src *adapterv1.SourceResponse, fail *adapterv1.FetchResponse) {
+	if cursor != "" && !validCursor(cursor) {
+		return nil, u, nil, kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
+			fmt.Sprintf("page cursor %s is not one the X adapter gave; start from the first page", kit.Quote(cursor)))
+	}
+	resp, e := a.fx.Get(ctx, "/2/profile/"+url.PathEscape(ref.path()))
+	if e != nil {
+		return nil, u, nil, &adapterv1.FetchResponse{Error: e}
+	}
+	if u, e = a.decodeProfile(resp, ref); e != nil {
+		return nil, u, nil, &adapterv1.FetchResponse{Error: e}
+	}
+	out, err := buildProfile(u)
+	if err != nil {
+		return nil, u, nil, kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the profile: "+err.Error())
+	}
+	return out, u, resp.Source(), nil
 }

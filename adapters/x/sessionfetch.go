@@ -3,7 +3,6 @@ package x
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -254,23 +253,10 @@ func (r *userTweetsResponse) instructions() []gqlInstruction {
 // posts. The profile is private when the account is protected.
 func (a *Adapter) sessionProfile(ctx context.Context, c sessionCredential, ref profileRef, req *adapterv1.FetchRequest) *adapterv1.FetchResponse {
 	cursor := req.GetPageCursor()
-	if cursor != "" && !validCursor(cursor) {
-		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,
-			fmt.Sprintf("page cursor %s is not one the X adapter gave; start from the first page", kit.Quote(cursor)))
+	out, u, src, fail := a.readProfile(ctx, ref, cursor)
+	if fail != nil {
+		return fail
 	}
-	resp, e := a.fx.Get(ctx, "/2/profile/"+url.PathEscape(ref.path()))
-	if e != nil {
-		return &adapterv1.FetchResponse{Error: e}
-	}
-	u, e := a.decodeProfile(resp, ref)
-	if e != nil {
-		return &adapterv1.FetchResponse{Error: e}
-	}
-	out, err := buildProfile(u)
-	if err != nil {
-		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_BAD_RESPONSE, "cannot encode the profile: "+err.Error())
-	}
-	src := resp.Source()
 	out.SourceResponses = []*adapterv1.SourceResponse{private(src)}
 	out.CanonicalTarget = profileTargetOf(u.ID)
 	if u.Protected {
