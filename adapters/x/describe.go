@@ -79,22 +79,9 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 			AuthMode:        adapterv1.AuthMode_AUTH_MODE_NONE,
 			DefaultProvider: true,
 			Visibilities:    []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PUBLIC},
-			Capabilities: []*adapterv1.Capability{
-				adapterv1.Cap1(adapterv1.CapCaptureFetch),
-				adapterv1.Cap1(adapterv1.CapCaptureRelated),
-				// A profile's timeline comes page by page; a profile by
-				// handle answers with its stable id.
-				adapterv1.Cap1(adapterv1.CapCapturePage),
-				adapterv1.Cap1(adapterv1.CapCaptureCanonical),
-				adapterv1.Cap1(adapterv1.CapCaptureThread),
-				adapterv1.Cap1(adapterv1.CapContentText),
-				adapterv1.Cap1(adapterv1.CapEntityGraph),
-				adapterv1.Cap1(adapterv1.CapSourceRaw),
-				adapterv1.Cap1(adapterv1.CapMediaImage),
-				adapterv1.Cap1(adapterv1.CapMediaVideo),
-			},
-			EntityTypes:  []string{EntityTypePost, EntityTypeProfile},
-			MaxBatchSize: maxBatchSize,
+			Capabilities:    captureCaps(),
+			EntityTypes:     []string{EntityTypePost, EntityTypeProfile},
+			MaxBatchSize:    maxBatchSize,
 		}, {
 			// A tenant's own signed-in session: protected posts the
 			// account may see, private unless X shows they are public.
@@ -102,20 +89,9 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 			AuthMode:        adapterv1.AuthMode_AUTH_MODE_ACCOUNT,
 			DefaultProvider: true,
 			Visibilities:    []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PRIVATE, adapterv1.Visibility_VISIBILITY_PUBLIC},
-			Capabilities: []*adapterv1.Capability{
-				adapterv1.Cap1(adapterv1.CapCaptureFetch),
-				adapterv1.Cap1(adapterv1.CapCaptureRelated),
-				adapterv1.Cap1(adapterv1.CapCapturePage),
-				adapterv1.Cap1(adapterv1.CapCaptureCanonical),
-				adapterv1.Cap1(adapterv1.CapCaptureThread),
-				adapterv1.Cap1(adapterv1.CapContentText),
-				adapterv1.Cap1(adapterv1.CapEntityGraph),
-				adapterv1.Cap1(adapterv1.CapSourceRaw),
-				adapterv1.Cap1(adapterv1.CapMediaImage),
-				adapterv1.Cap1(adapterv1.CapMediaVideo),
+			Capabilities: append(captureCaps(),
 				adapterv1.Cap1(adapterv1.CapCredentialPrepare),
-				adapterv1.Cap1(adapterv1.CapConnectionCheck),
-			},
+				adapterv1.Cap1(adapterv1.CapConnectionCheck)),
 			EntityTypes:    []string{EntityTypePost, EntityTypeProfile},
 			MaxBatchSize:   maxBatchSize,
 			CredentialHelp: credentialHelp,
@@ -125,4 +101,22 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 			{Name: EntityTypeProfile, JsonSchema: profileSchema},
 		},
 	}, nil
+}
+
+// captureCaps are what both providers capture: posts, threads and
+// profiles (a profile's timeline comes page by page; a profile by handle
+// answers with its stable id), as text, graph, raw responses and media.
+func captureCaps() []*adapterv1.Capability {
+	return []*adapterv1.Capability{
+		adapterv1.Cap1(adapterv1.CapCaptureFetch),
+		adapterv1.Cap1(adapterv1.CapCaptureRelated),
+		adapterv1.Cap1(adapterv1.CapCapturePage),
+		adapterv1.Cap1(adapterv1.CapCaptureCanonical),
+		adapterv1.Cap1(adapterv1.CapCaptureThread),
+		adapterv1.Cap1(adapterv1.CapContentText),
+		adapterv1.Cap1(adapterv1.CapEntityGraph),
+		adapterv1.Cap1(adapterv1.CapSourceRaw),
+		adapterv1.Cap1(adapterv1.CapMediaImage),
+		adapterv1.Cap1(adapterv1.CapMediaVideo),
+	}
 }
