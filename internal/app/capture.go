@@ -217,6 +217,9 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 		// What an account fetched: raw responses stay the tenant's own,
 		// whatever the adapter says of the post.
 		rawVis, rawScope := c.Visibility, c.DataScope
+		if c.ConnectionID != nil {
+			rawVis, rawScope = store.Private, c.TenantID
+		}
 		c, coll, err := a.publishOnEvidence(ctx, tx, c, coll, resp.GetVisibility())
 		if err != nil {
 			return err

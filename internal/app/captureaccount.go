@@ -41,12 +41,12 @@ func (a *App) submitConnection(ctx context.Context, req SubmitRequest, r adapter
 	if c.AdapterID != r.Adapter {
 		return nil, errorf(ErrInvalid, "connection %s is an account of %s; this link belongs to %s", c.ID, c.AdapterID, r.Adapter)
 	}
-	if r.Collection || req.Expand != "" || req.Limit != 0 {
-		return nil, errorf(ErrInvalid, "a capture through an account archives one post for now; send the post's link without limit or expand")
-	}
 	p := a.provider(c.AdapterID, c.Provider)
 	if !hasCap(p, adapterv1.CapCaptureFetch) {
 		return nil, errorf(ErrInvalid, "the %s provider of connection %s cannot capture yet", c.Provider, c.ID)
+	}
+	if r.Collection && !hasCap(p, adapterv1.CapCapturePage) {
+		return nil, errorf(ErrInvalid, "the %s provider of connection %s cannot archive a profile's or channel's pages; send a post's link", c.Provider, c.ID)
 	}
 	return &c, nil
 }

@@ -77,15 +77,15 @@ func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, erro
 	if err != nil {
 		return SubmitResult{}, err
 	}
-	if err := a.checkExpansion(req, resolved); err != nil {
-		return SubmitResult{}, err
-	}
 	var conn *store.Connection
 	if req.ConnectionID != uuid.Nil {
 		if conn, err = a.submitConnection(ctx, req, resolved); err != nil {
 			return SubmitResult{}, err
 		}
 		resolved.Provider = conn.Provider
+	}
+	if err := a.checkExpansion(req, resolved); err != nil {
+		return SubmitResult{}, err
 	}
 	settings, err := a.Settings(ctx)
 	if err != nil {

@@ -170,6 +170,47 @@ func TestXSessionPublicEvidenceJoinsThePublicCollection(t *testing.T) {
 	})
 }
 
+// A protected account's timeline through Alice's account: the profile
+// and its posts, page by page through UserTweets, all into her private
+// copies; Bob without an account gets none of them.
+func TestXSessionProtectedTimeline(t *testing.T) {
+	t.Parallel()
+	xSessionCore(t, func(t *testing.T, c *testcore.Core) {
+		ctx := context.Background()
+		alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
+		const user, second = "1700000000000000007", "1900000000000000002"
+		profile := []byte(`{"code":200,"message":"OK","user":{"id":"` + user + `","screen_name":"harbor_locked","name":"Harbor Locked",` +
+			`"description":"Notes from the harbour, for followers only.","protected":true,"followers":42,"following":17,"statuses":311}}`)
+		c.FX.SetOverride("/2/profile/harbor_locked", 200, "application/json", profile)
+		c.FX.SetOverride("/2/profile/id:"+user, 200, "application/json", profile)
+		c.X.SetUserTweets(user, "", xFixture(t, "UserTweets.protected.page1.json"))
+		c.X.SetUserTweets(user, "DAABCgABLockedBottom1", xFixture(t, "UserTweets.protected.page2.json"))
+		c.X.SetTweet(second, bytes.ReplaceAll(xFixture(t, "TweetResultByRestId.protected.1900000000000000001.json"), []byte(xProtectedID), []byte(second)))
+		c.FX.SetOverride("/2/status/"+second, 401, "application/json", []byte(`{"code":401,"message":"PRIVATE_TWEET"}`))
+		conn, err := addXAccount(ctx, c.App, alice, xAlice.Cookie())
+		require.NoError(t, err)
+
+		res, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://x.com/harbor_locked", ConnectionID: conn.Connection.ID})
+		require.NoError(t, err)
+		v := waitSubmission(t, c.App, alice, res.SubmissionID)
+		require.Equal(t, app.StateComplete, v.State, "%+v", v)
+		require.Equal(t, 2, v.Progress.Total, "the two posts of the first page")
+		coll, err := c.App.Collection(ctx, alice, res.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, "private", coll.Visibility)
+		members, err := c.App.Members(ctx, alice, res.CollectionID, 10, "")
+		require.NoError(t, err)
+		require.Len(t, members.Items, 2)
+		for _, m := range members.Items {
+			require.Equal(t, "private", m.Visibility, m.SourceURL)
+			require.NotEqual(t, app.PublicCollectionID("x", "x.post", "", m.ExternalID), m.ID)
+			_, err := c.App.Collection(ctx, bob, m.ID)
+			require.ErrorIs(t, err, app.ErrNotFound, "Alice's posts stay hers")
+		}
+		require.GreaterOrEqual(t, c.X.Hits("TweetResultByRestId"), 2, "each post read through the account")
+	})
+}
+
 // Wrong cookies are refused when an account is added, and an existing
 // credential stays as it was.
 func TestXSessionWrongCookies(t *testing.T) {
