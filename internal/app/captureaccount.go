@@ -165,11 +165,17 @@ func (a *App) refusedResult(ctx context.Context, tx *store.Tx, c store.Capture, 
 // visibilities it may return answers PUBLIC only when the platform shows
 // the post to everyone (x-session: an author X reports as not protected).
 // A provider that declares only PRIVATE proves nothing by calling a post
-// public, and anything else is returned unchanged.
+// public. A page of a profile or channel, or a thread, read through an
+// account stays private whatever it shows: what it lists is the account's
+// own view, and never serves anyone else. Anything else is returned
+// unchanged.
 func (a *App) publishOnEvidence(ctx context.Context, tx *store.Tx, c store.Capture, coll store.Collection, vis adapterv1.Visibility) (store.Capture, store.Collection, error) {
 	if c.ConnectionID == nil || vis != adapterv1.Visibility_VISIBILITY_PUBLIC || coll.Visibility != store.Private ||
 		!slices.Contains(a.provider(c.AdapterID, c.Provider).GetVisibilities(), adapterv1.Visibility_VISIBILITY_PUBLIC) {
 		return c, coll, nil
+	}
+	if lists, err := tx.CaptureExpands(ctx, c.ID); err != nil || lists {
+		return c, coll, err
 	}
 	to, _, err := tx.CollectionGetOrInsert(ctx, publicCollection(c.TenantID, coll.Platform, coll.EntityType, coll.ObjectScope, coll.ExternalID, coll.AdapterID, coll.SourceURL))
 	if err != nil {

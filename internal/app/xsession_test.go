@@ -208,6 +208,23 @@ func TestXSessionProtectedTimeline(t *testing.T) {
 			require.ErrorIs(t, err, app.ErrNotFound, "Alice's posts stay hers")
 		}
 		require.GreaterOrEqual(t, c.X.Hits("TweetResultByRestId"), 2, "each post read through the account")
+
+		// A profile that is not protected, through the account: what its
+		// pages list is still the account's view, so the page stays hers.
+		const open = "1700000000000000008"
+		openProfile := bytes.ReplaceAll(bytes.ReplaceAll(profile, []byte(user), []byte(open)), []byte(`"protected":true`), []byte(`"protected":false`))
+		openProfile = bytes.ReplaceAll(openProfile, []byte("harbor_locked"), []byte("harbor_open"))
+		c.FX.SetOverride("/2/profile/harbor_open", 200, "application/json", openProfile)
+		c.FX.SetOverride("/2/profile/id:"+open, 200, "application/json", openProfile)
+		c.X.SetUserTweets(open, "", xFixture(t, "UserTweets.protected.page1.json"))
+		c.X.SetUserTweets(open, "DAABCgABLockedBottom1", xFixture(t, "UserTweets.protected.page2.json"))
+		ores, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://x.com/harbor_open", ConnectionID: conn.Connection.ID})
+		require.NoError(t, err)
+		ov := waitSubmission(t, c.App, alice, ores.SubmissionID)
+		require.Equal(t, app.StateComplete, ov.State, "%+v", ov)
+		ocoll, err := c.App.Collection(ctx, alice, ov.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, "private", ocoll.Visibility, "a page an account read is never public")
 	})
 }
 
