@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,9 +89,26 @@ type browser struct {
 // actionTimeout bounds one step of a browser test.
 const actionTimeout = 30 * time.Second
 
+// browserTests bounds how many tests drive browsers at once: a chromium
+// takes a core to start, and the package's tests run four at a time.
+var browserTests = struct {
+	slots chan struct{}
+	held  sync.Map // *testing.T → true: the test holds a slot
+}{slots: make(chan struct{}, 2)}
+
+// holdBrowserSlot waits for a slot for t's browsers, held until t ends.
+func holdBrowserSlot(t *testing.T) {
+	if _, held := browserTests.held.LoadOrStore(t, true); held {
+		return
+	}
+	browserTests.slots <- struct{}{}
+	t.Cleanup(func() { <-browserTests.slots; browserTests.held.Delete(t) })
+}
+
 // newBrowser starts chromium speaking lang, with a viewport w×h.
 func newBrowser(t *testing.T, lang string, w, h int) *browser {
 	t.Helper()
+	holdBrowserSlot(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(findChromium(t)),
 		chromedp.NoSandbox,
