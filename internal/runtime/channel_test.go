@@ -33,6 +33,7 @@ func hello(t *testing.T, addr, secret string) error {
 }
 
 func TestCoreServesTheChannelAPIOnItsAddress(t *testing.T) {
+	t.Parallel()
 	cfg := channelConfig(t, map[string]string{"MONITOR_CHANNEL_ADDR": "127.0.0.1:0", "MONITOR_CHANNEL_SECRET": "s3cret-of-the-channel"})
 	core := runCore(t, cfg)
 	addr := core.ChannelAddr()
@@ -44,17 +45,20 @@ func TestCoreServesTheChannelAPIOnItsAddress(t *testing.T) {
 }
 
 func TestCoreRefusesAChannelAddressWithoutASecret(t *testing.T) {
+	t.Parallel()
 	cfg := channelConfig(t, map[string]string{"MONITOR_CHANNEL_ADDR": "127.0.0.1:0"})
 	_, err := runtime.Open(context.Background(), cfg, slog.New(slog.DiscardHandler))
 	require.ErrorContains(t, err, "MONITOR_CHANNEL_SECRET is empty")
 }
 
 func TestCoreWithoutChannelsHasNoChannelAPI(t *testing.T) {
+	t.Parallel()
 	core := runCore(t, testConfig(t))
 	require.Empty(t, core.ChannelAddr())
 }
 
 func TestCoreOpensALoopbackChannelAPIForAnInProcessBot(t *testing.T) {
+	t.Parallel()
 	cfg := channelConfig(t, map[string]string{"MONITOR_TELEGRAM_TOKEN": "123:abc"})
 	core, err := runtime.Open(context.Background(), cfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)

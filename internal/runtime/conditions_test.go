@@ -16,6 +16,7 @@ import (
 // TestReadinessEvents: a failing readiness check opens an event for
 // operators, and passing again resolves it.
 func TestReadinessEvents(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	core := runCore(t, cfg)
 	base := "http://" + core.Addr()

@@ -307,6 +307,7 @@ func (c *contract) doRaw(t *testing.T, rc *restCore, token, method, path, body s
 // running core, answers good and bad, and checks each answer against the
 // document: zero violations, and no operation left uncalled.
 func TestContractEveryOperation(t *testing.T) {
+	t.Parallel()
 	accounts := testkit.NewAccountAdapter()
 	accountsAddr := serveAdapter(t, accounts)
 	rc := newRESTCore(t, func(cfg *config.Config) {
@@ -521,6 +522,7 @@ func TestContractEveryOperation(t *testing.T) {
 // status, bodies off their schema, a header off its schema and an
 // undocumented media type.
 func TestContractCatchesDifferences(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	c := newContract(t, rc)
 	js := http.Header{"Content-Type": []string{"application/json"}}

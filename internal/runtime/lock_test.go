@@ -14,6 +14,7 @@ import (
 // core refuses with a message naming the holder; once the core has
 // stopped, each may run. Reading commands still work beside it.
 func TestOneProcessPerDataDir(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	log := slog.New(slog.DiscardHandler)
 	ctx := context.Background()

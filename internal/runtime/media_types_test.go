@@ -60,6 +60,7 @@ func requireGuarded(t *testing.T, a answer, what string) {
 }
 
 func TestRESTServesActiveMediaAsDownloads(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 	sub, c := rc.capture(t, token, activePost(t, rc))
@@ -101,6 +102,7 @@ func TestRESTServesActiveMediaAsDownloads(t *testing.T) {
 }
 
 func TestRESTServesPhotosAndVideosInline(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 	for post, want := range map[string]string{

@@ -96,6 +96,7 @@ func labelValues(families map[string]*dto.MetricFamily, family, label string) []
 // media download and an unknown path, /metrics parses and its series say
 // so, with route patterns and never raw paths.
 func TestMetricsMoveWithTheWork(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 	before := scrape(t, rc)
@@ -174,6 +175,7 @@ func TestMetricsMoveWithTheWork(t *testing.T) {
 // /metrics covers a bot in this process and `monitor telegram` elsewhere),
 // and the channel API's own requests by its route patterns.
 func TestMetricsCountTheBot(t *testing.T) {
+	t.Parallel()
 	bot := testkit.NewBotAPI(t)
 	fx := testkit.NewFxTwitter(t)
 	cfg := testConfig(t)

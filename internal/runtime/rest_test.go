@@ -111,6 +111,7 @@ func sha(b []byte) string {
 }
 
 func TestRESTCapturesEachFixture(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 	cases := []struct {
@@ -186,6 +187,7 @@ func TestRESTCapturesEachFixture(t *testing.T) {
 }
 
 func TestRESTSharingQuotaAndErrors(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	alice := rc.tenant(t, "alice", nil)
 	bob := rc.tenant(t, "bob", nil)
@@ -261,6 +263,7 @@ func TestRESTSharingQuotaAndErrors(t *testing.T) {
 }
 
 func TestRESTMediaRangesAndCaching(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 	sub, c := rc.capture(t, token, "https://x.com/archivist_demo/status/2078399740166950912")
@@ -291,6 +294,7 @@ func TestRESTMediaRangesAndCaching(t *testing.T) {
 }
 
 func TestRESTAdminAndLimits(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	ctx := context.Background()
 	user := rc.tenant(t, "alice", nil)
@@ -341,6 +345,7 @@ func TestRESTAdminAndLimits(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	a := rc.do(t, "", "GET", "/metrics", nil)
 	require.Equal(t, http.StatusOK, a.status)

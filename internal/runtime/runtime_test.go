@@ -53,6 +53,7 @@ func getStatus(t *testing.T, url string) (int, string) {
 }
 
 func TestCoreServesAndStops(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	core, err := runtime.Open(ctx, cfg, slog.New(slog.DiscardHandler))
@@ -85,6 +86,7 @@ func TestCoreServesAndStops(t *testing.T) {
 }
 
 func TestOpenStoreMigratesEmbeddedDefaultOnce(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
@@ -97,6 +99,7 @@ func TestOpenStoreMigratesEmbeddedDefaultOnce(t *testing.T) {
 }
 
 func TestCoreReachesBuiltinAdapterOverGRPC(t *testing.T) {
+	t.Parallel()
 	fx := testkit.NewFxTwitter(t)
 	cfg := testConfig(t)
 	cfg.FxTwitterURL = fx.URL()
@@ -132,6 +135,7 @@ func TestCoreReachesBuiltinAdapterOverGRPC(t *testing.T) {
 }
 
 func TestCoreUsesExternalAdapters(t *testing.T) {
+	t.Parallel()
 	fx := testkit.NewFxTwitter(t)
 	lis, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)

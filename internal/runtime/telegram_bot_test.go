@@ -13,6 +13,7 @@ import (
 // Telegram user who sends an album member's link gets the album back as
 // one album of four, in order, then the text with its buttons.
 func TestServeRunsTheBotAndAnAlbumComesBackAsOneAlbum(t *testing.T) {
+	t.Parallel()
 	bot := testkit.NewBotAPI(t)
 	tme := testkit.NewTme(t)
 	cfg := testConfig(t)

@@ -51,6 +51,7 @@ func rootData(t *testing.T, coll map[string]any) map[string]any {
 // album: every member in order, each with its own message id, stored byte
 // for byte.
 func TestRESTTelegramAlbum(t *testing.T) {
+	t.Parallel()
 	rc, tme := newTelegramRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 
@@ -130,6 +131,7 @@ func TestRESTTelegramAlbum(t *testing.T) {
 // Single media, a too-big video (partial, with the reason), forwards and
 // replies as relations, and the raw pages kept.
 func TestRESTTelegramPosts(t *testing.T) {
+	t.Parallel()
 	rc, _ := newTelegramRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 	cases := []struct {
@@ -203,6 +205,7 @@ func TestRESTTelegramPosts(t *testing.T) {
 // with no revision: never a half-saved post. Links Telegram's web preview
 // cannot serve are refused at submit.
 func TestRESTTelegramFailures(t *testing.T) {
+	t.Parallel()
 	rc, tme := newTelegramRESTCore(t)
 	token := rc.tenant(t, "alice", nil)
 

@@ -15,6 +15,7 @@ import (
 // port 0): sign-in links name the port actually bound, and the session
 // they start reads the REST API with its cookie.
 func TestLoginLinkNamesTheBoundAddress(t *testing.T) {
+	t.Parallel()
 	rc := newRESTCore(t)
 	ctx := context.Background()
 	rc.tenant(t, "alice", nil)

@@ -110,6 +110,16 @@ func NewWithURL(t testing.TB, driver string, opts ...store.Option) (*store.Store
 	return nil, ""
 }
 
+// SeedSQLite writes a fully migrated SQLite database (the app's and
+// River's migrations) at path, as a data dir's monitor.db, so a core
+// opening it starts without migrating.
+func SeedSQLite(t testing.TB, path string) {
+	t.Helper()
+	if err := sqliteTemplate.copyTo(path); err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+}
+
 // sqliteTemplate is this test process's migrated SQLite database, which
 // every fresh SQLite store starts as a copy of: SQLite is Go code here, so
 // migrating takes about two seconds of CPU under the race detector, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
+	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit"
 )
 
@@ -28,9 +30,16 @@ type Running struct {
 // as in production).
 func Config(t testing.TB, env map[string]string) *config.Config {
 	t.Helper()
-	all := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_HTTP_ADDR": "127.0.0.1:0"}
+	dir := t.TempDir()
+	all := map[string]string{"MONITOR_DATA_DIR": dir, "MONITOR_HTTP_ADDR": "127.0.0.1:0"}
 	for k, v := range env {
 		all[k] = v
+	}
+	if all["MONITOR_DATA_DIR"] == dir && all["MONITOR_DATABASE_URL"] == "" {
+		// The embedded default's database, migrated already: a copy of
+		// the test process's template instead of seconds of migrations
+		// under the race detector.
+		storetest.SeedSQLite(t, filepath.Join(dir, "monitor.db"))
 	}
 	cfg, err := config.Load(func(k string) (string, bool) { v, ok := all[k]; return v, ok }, nil)
 	must(t, "load the test configuration", err)
