@@ -107,7 +107,10 @@ func (s *Store) migrate(ctx context.Context, fsys fs.FS) ([]string, error) {
 func (s *Store) apply(ctx context.Context, known []migration) ([]string, error) {
 	// schema_migrations is created outside the numbered files because it
 	// must exist before them.
-	if _, err := s.write.ExecContext(ctx, s.d.schemaMigrationsDDL()); err != nil {
+	if err := whileBusy(ctx, func() error {
+		_, err := s.write.ExecContext(ctx, s.d.schemaMigrationsDDL())
+		return err
+	}); err != nil {
 		return nil, wrap(s.d, "create schema_migrations", err)
 	}
 	pending, err := s.pendingMigrations(ctx, known)
@@ -116,27 +119,29 @@ func (s *Store) apply(ctx context.Context, known []migration) ([]string, error) 
 	}
 	var applied []string
 	for _, m := range pending {
-		err := s.InTx(ctx, func(tx *Tx) error {
-			// Another process may have applied it since we looked.
-			var n int
-			if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = $1`, m.name).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.tx.ExecContext(ctx, m.sql); err != nil {
-				return err
-			}
-			if step := afterMigration[m.name]; step != nil {
-				if err := step(ctx, tx); err != nil {
+		err := whileBusy(ctx, func() error {
+			return s.InTx(ctx, func(tx *Tx) error {
+				// Another process may have applied it since we looked.
+				var n int
+				if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = $1`, m.name).Scan(&n); err != nil {
 					return err
 				}
-			}
-			_, err := tx.tx.ExecContext(ctx,
-				`INSERT INTO schema_migrations (name, sha256, applied_at) VALUES ($1, $2, $3)`,
-				m.name, m.sha256, s.now())
-			return err
+				if n > 0 {
+					return nil
+				}
+				if _, err := tx.tx.ExecContext(ctx, m.sql); err != nil {
+					return err
+				}
+				if step := afterMigration[m.name]; step != nil {
+					if err := step(ctx, tx); err != nil {
+						return err
+					}
+				}
+				_, err := tx.tx.ExecContext(ctx,
+					`INSERT INTO schema_migrations (name, sha256, applied_at) VALUES ($1, $2, $3)`,
+					m.name, m.sha256, s.now())
+				return err
+			})
 		})
 		if err != nil {
 			return applied, fmt.Errorf("store: apply migration %s: %w", m.name, err)
@@ -145,6 +150,28 @@ func (s *Store) apply(ctx context.Context, known []migration) ([]string, error) 
 		applied = append(applied, m.name)
 	}
 	return applied, nil
+}
+
+// migrationBusyWait is how long a migration waits, beyond each statement's
+// busy timeout, while another process's migration holds SQLite's write
+// lock: one migration of a large database can take longer than the 5 s.
+const migrationBusyWait = time.Minute
+
+// whileBusy runs fn again while it fails on SQLite's write lock, for up to
+// migrationBusyWait.
+func whileBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(migrationBusyWait)
+	for {
+		err := fn()
+		if !sqliteBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // WithMigrationLock runs fn while holding the database's migration lock (a

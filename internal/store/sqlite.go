@@ -22,6 +22,13 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// sqliteBusy reports SQLite's "database is locked": another connection
+// held the write lock past the busy timeout.
+func sqliteBusy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 //go:embed migrations/sqlite/*.sql
 var sqliteMigrations embed.FS
 
