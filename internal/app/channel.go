@@ -308,6 +308,9 @@ type Delivery struct {
 	// item: the progress of its chain of pages (State is DeliveryPending
 	// while it runs).
 	Collection *ChannelCollection
+	// Copy is set for a copy item: ChatID is the bound chat, and the
+	// result goes there as a copy (no status message, no buttons).
+	Copy *CopyTarget
 }
 
 // ChannelCacheKey names a media file as sent through one channel account:

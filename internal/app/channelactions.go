@@ -383,6 +383,11 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 		return a.collectionDelivery(j) // a profile or channel: its progress
 	}
 	d := deliveryHeader(*sub)
+	if j.work.Kind == store.WorkCopy {
+		if err := a.copyTarget(j, &d); err != nil {
+			return d, err
+		}
+	}
 	c, err := a.store.CaptureGet(j.ctx, sub.CaptureID)
 	if err != nil {
 		return d, err

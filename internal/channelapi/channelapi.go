@@ -89,6 +89,12 @@ const (
 	PathWatches   = "/channel/v1/work/{id}/watches"        // POST Lease → WatchesReply
 	PathUnwatch   = "/channel/v1/work/{id}/unwatch"        // POST UnwatchRequest → Watch
 	PathMedia     = "/channel/v1/work/{id}/media/{sha256}" // GET (header X-Lease-Owner) → bytes
+	// The chats the item's tenant bound (/bind, /unbind, /channels), and
+	// the end of a copy item whose chat is gone.
+	PathBind     = "/channel/v1/work/{id}/bind"      // POST BindRequest → BindReply
+	PathBindings = "/channel/v1/work/{id}/bindings"  // POST Lease → BindingsReply
+	PathUnbind   = "/channel/v1/work/{id}/unbind"    // POST UnbindRequest → Binding
+	PathCopyGone = "/channel/v1/work/{id}/copy-gone" // POST CopyGoneRequest → CopyGoneReply
 	// The accounts of the item's tenant (/accounts, /account_add,
 	// /account_remove, /cancel) and the end of an account dialog item.
 	PathAccounts      = "/channel/v1/work/{id}/accounts"       // POST Lease → AccountsReply
@@ -132,6 +138,13 @@ const (
 	// operator approved or rejected their account. Its Progress starts as
 	// {"notice": ApprovalNotice}.
 	WorkApproval = "approval"
+	// WorkCopy copies a submission's result to a chat its tenant bound
+	// (/bind): its Delivery has Copy set and ChatID is the bound chat. It
+	// sends the media first, then the text with a footer linking the
+	// original, and records progress like a deliver item. When the chat
+	// is gone or the bot may no longer post there, the channel reports it
+	// (PathCopyGone) and tells the person in Copy.OwnerChatID.
+	WorkCopy = "copy"
 	// WorkAccount is a person's /account_add dialog: it is claimable once
 	// their secret arrived (core sealed it; the update that carried it
 	// comes with Staged set and no text) or once the dialog expired. The
@@ -655,6 +668,80 @@ type Delivery struct {
 	// is a progress message over the whole chain of pages, not a post, and
 	// State is DeliveryPending while Collection.Running.
 	Collection *Collection `json:"collection,omitempty"`
+	// Copy is set for a WorkCopy item: the bound chat it copies to.
+	Copy *Binding `json:"copy,omitempty"`
+}
+
+// Binding states and unbind reasons.
+const (
+	BindingActive     = "active"
+	BindingUnbound    = "unbound"
+	UnbindManual      = "manual"
+	UnbindChannelGone = "channel_gone"
+)
+
+// BindRequest binds a channel or supergroup for the tenant of an update
+// from a private chat. The channel checked first that the bot may post in
+// the chat and that the person administers it. CodeConflict: another
+// account has it bound; CodeLimit: the tenant has bound as many as it may.
+type BindRequest struct {
+	Owner    string `json:"owner"`
+	ChatID   int64  `json:"chat_id"`
+	ChatType string `json:"chat_type"` // channel or supergroup
+	Username string `json:"username,omitempty"`
+	Title    string `json:"title,omitempty"`
+}
+
+// BindReply is the binding made, or the one the tenant had (Already).
+type BindReply struct {
+	Binding Binding `json:"binding"`
+	Already bool    `json:"already,omitempty"`
+	// Limit is how many chats the tenant may bind.
+	Limit int `json:"limit"`
+}
+
+// Binding is a chat the tenant bound.
+type Binding struct {
+	ID       uuid.UUID `json:"id"`
+	ChatID   int64     `json:"chat_id"`
+	ChatType string    `json:"chat_type"`
+	Username string    `json:"username,omitempty"`
+	Title    string    `json:"title,omitempty"`
+	// State is BindingActive or BindingUnbound (UnbindReason says why).
+	State        string    `json:"state"`
+	UnbindReason string    `json:"unbind_reason,omitempty"`
+	BoundAt      time.Time `json:"bound_at"`
+	// OwnerChatID is the private chat of the person who bound it (copy
+	// items only).
+	OwnerChatID int64 `json:"owner_chat_id,omitempty"`
+}
+
+// BindingsReply lists the tenant's active bindings, oldest first: the
+// numbers UnbindRequest counts by.
+type BindingsReply struct {
+	Bindings []Binding `json:"bindings"`
+}
+
+// UnbindRequest unbinds one of the tenant's chats: Ref is its number
+// (from 1) in BindingsReply, its chat id or its @username ("" = the only
+// one).
+type UnbindRequest struct {
+	Owner string `json:"owner"`
+	Ref   string `json:"ref"`
+}
+
+// CopyGoneRequest says the chat of a copy item is gone or no longer takes
+// the bot's posts; core unbinds it with reason UnbindChannelGone.
+type CopyGoneRequest struct {
+	Owner string `json:"owner"`
+	Error string `json:"error"`
+}
+
+// CopyGoneReply is the binding as unbound; Changed is false when it was
+// unbound already, so that only one copy item tells the person.
+type CopyGoneReply struct {
+	Binding Binding `json:"binding"`
+	Changed bool    `json:"changed"`
 }
 
 // Collection is the progress of a profile, channel or thread: of every

@@ -199,6 +199,30 @@ func (c *Client) Unwatch(ctx context.Context, id uuid.UUID, req UnwatchRequest) 
 	return r, c.call(ctx, workPath(PathUnwatch, id), req, &r)
 }
 
+// Bind binds a channel or supergroup for the tenant.
+func (c *Client) Bind(ctx context.Context, id uuid.UUID, req BindRequest) (BindReply, error) {
+	var r BindReply
+	return r, c.call(ctx, workPath(PathBind, id), req, &r)
+}
+
+// Bindings lists the tenant's active bindings.
+func (c *Client) Bindings(ctx context.Context, id uuid.UUID, owner string) (BindingsReply, error) {
+	var r BindingsReply
+	return r, c.call(ctx, workPath(PathBindings, id), Lease{Owner: owner}, &r)
+}
+
+// Unbind unbinds one of the tenant's chats and answers it.
+func (c *Client) Unbind(ctx context.Context, id uuid.UUID, req UnbindRequest) (Binding, error) {
+	var r Binding
+	return r, c.call(ctx, workPath(PathUnbind, id), req, &r)
+}
+
+// CopyGone reports that a copy item's chat is gone.
+func (c *Client) CopyGone(ctx context.Context, id uuid.UUID, req CopyGoneRequest) (CopyGoneReply, error) {
+	var r CopyGoneReply
+	return r, c.call(ctx, workPath(PathCopyGone, id), req, &r)
+}
+
 // Token creates a REST token for the tenant.
 func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenReply, error) {
 	var r TokenReply

@@ -178,7 +178,30 @@ func deliveryOf(d app.Delivery) channelapi.Delivery {
 		c := collectionOf(*d.Collection)
 		w.Collection = &c
 	}
+	if d.Copy != nil {
+		b := bindingOf(d.Copy.Binding)
+		b.OwnerChatID = d.Copy.Binding.OwnerChatID
+		w.Copy = &b
+	}
 	return w
+}
+
+func bindRequest(r channelapi.BindRequest) app.ChannelBindRequest {
+	return app.ChannelBindRequest{Owner: r.Owner, ChatID: r.ChatID, ChatType: r.ChatType, Username: r.Username, Title: r.Title}
+}
+
+// bindingOf is a binding on the wire, without the chat of its owner.
+func bindingOf(b app.ChannelBindingView) channelapi.Binding {
+	return channelapi.Binding{ID: b.ID, ChatID: b.ChatID, ChatType: b.ChatType, Username: b.Username, Title: b.Title,
+		State: b.State, UnbindReason: b.UnbindReason, BoundAt: b.BoundAt}
+}
+
+func bindingsReply(bs []app.ChannelBindingView) channelapi.BindingsReply {
+	out := make([]channelapi.Binding, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, bindingOf(b))
+	}
+	return channelapi.BindingsReply{Bindings: out}
 }
 
 func moreRequest(r channelapi.MoreRequest) app.ChannelMoreRequest { return app.ChannelMoreRequest(r) }

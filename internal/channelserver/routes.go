@@ -110,6 +110,24 @@ func (s *server) routes(mux *http.ServeMux) {
 		w, err := s.svc.ChannelUnwatch(ctx, id, in.Owner, in.Ref)
 		return watchOf(w), err
 	}))
+	post(channelapi.PathBind, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.BindRequest) (channelapi.BindReply, error) {
+		r, err := s.svc.ChannelBind(ctx, id, bindRequest(in))
+		return channelapi.BindReply{Binding: bindingOf(r.Binding), Already: r.Already, Limit: r.Limit}, err
+	}))
+	post(channelapi.PathBindings, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.BindingsReply, error) {
+		bs, err := s.svc.ChannelBindings(ctx, id, in.Owner)
+		return bindingsReply(bs), err
+	}))
+	post(channelapi.PathUnbind, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.UnbindRequest) (channelapi.Binding, error) {
+		b, err := s.svc.ChannelUnbind(ctx, id, in.Owner, in.Ref)
+		return bindingOf(b), err
+	}))
+	post(channelapi.PathCopyGone, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.CopyGoneRequest) (channelapi.CopyGoneReply, error) {
+		b, changed, err := s.svc.ChannelCopyGone(ctx, id, in.Owner, in.Error)
+		out := bindingOf(b)
+		out.OwnerChatID = b.OwnerChatID
+		return channelapi.CopyGoneReply{Binding: out, Changed: changed}, err
+	}))
 	post(channelapi.PathAccounts, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountsReply, error) {
 		v, err := s.svc.ChannelAccounts(ctx, id, in.Owner)
 		return accountsReply(v), err

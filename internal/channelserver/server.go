@@ -67,6 +67,14 @@ type Service interface {
 	ChannelWatch(ctx context.Context, id uuid.UUID, owner, url string, intervalSeconds int) (app.WatchView, error)
 	ChannelWatches(ctx context.Context, id uuid.UUID, owner string) ([]app.WatchView, error)
 	ChannelUnwatch(ctx context.Context, id uuid.UUID, owner, ref string) (app.WatchView, error)
+	// ChannelBind, ChannelBindings and ChannelUnbind are the chats the
+	// tenant bound (bind: app.ErrConflict when another tenant has the chat,
+	// a *app.LimitError over the tenant's channel limit); ChannelCopyGone
+	// unbinds a copy item's chat that is gone.
+	ChannelBind(ctx context.Context, id uuid.UUID, req app.ChannelBindRequest) (app.ChannelBindResult, error)
+	ChannelBindings(ctx context.Context, id uuid.UUID, owner string) ([]app.ChannelBindingView, error)
+	ChannelUnbind(ctx context.Context, id uuid.UUID, owner, ref string) (app.ChannelBindingView, error)
+	ChannelCopyGone(ctx context.Context, id uuid.UUID, owner, why string) (app.ChannelBindingView, bool, error)
 	// ChannelAccounts, ChannelAccountStart, ChannelAccountCancel and
 	// ChannelAccountRemove are the bot's account commands (start is an
 	// app.ErrForbidden outside a private chat; cancel an app.ErrNotFound

@@ -1,0 +1,90 @@
+-- Delivery extras (mirrors migrations/sqlite/0019_delivery.sql): the
+-- channels a tenant binds so that each archived post is copied there too.
+
+-- How many channels a tenant may bind (an operator changes it).
+ALTER TABLE tenants ADD COLUMN channel_limit INTEGER NOT NULL DEFAULT 1 CHECK (channel_limit >= 0);
+
+-- A channel or supergroup bound through a channel instance (the bot,
+-- channel_id). chat_id is the platform's id of the bound chat (Telegram's
+-- -100… id); owner_chat_id the private chat of the person who bound it,
+-- who is told when it goes away. An unbound binding stays as history
+-- (state unbound, unbind_reason manual or channel_gone); a chat is bound
+-- to at most one tenant at a time (the partial unique index, which holds
+-- across tenants although each sees only its own rows).
+CREATE TABLE channel_bindings (
+    id            UUID PRIMARY KEY,
+    tenant_id     UUID NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    channel_id    UUID NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+    identity_id   UUID REFERENCES identities (id) ON DELETE SET NULL,
+    chat_id       TEXT NOT NULL CHECK (chat_id <> ''),
+    chat_type     TEXT NOT NULL CHECK (chat_type IN ('channel', 'supergroup')),
+    username      TEXT NOT NULL DEFAULT '',
+    title         TEXT NOT NULL DEFAULT '',
+    owner_chat_id TEXT NOT NULL,
+    state         TEXT NOT NULL CHECK (state IN ('active', 'unbound')),
+    unbind_reason TEXT NOT NULL DEFAULT '' CHECK (unbind_reason IN ('', 'manual', 'channel_gone')),
+    unbound_at    TIMESTAMPTZ,
+    created_at    TIMESTAMPTZ NOT NULL,
+    updated_at    TIMESTAMPTZ NOT NULL
+);
+
+CREATE UNIQUE INDEX channel_bindings_active_key ON channel_bindings (channel_id, chat_id) WHERE state = 'active';
+CREATE INDEX channel_bindings_tenant_idx ON channel_bindings (tenant_id, state, created_at);
+
+-- A copy of a submission's result to a bound chat: the "copy" work item
+-- work_id sends it, with its progress in that item as a delivery's.
+CREATE TABLE channel_copies (
+    work_id       UUID PRIMARY KEY,
+    tenant_id     UUID NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    binding_id    UUID NOT NULL REFERENCES channel_bindings (id) ON DELETE CASCADE,
+    submission_id UUID NOT NULL REFERENCES submissions (id) ON DELETE CASCADE,
+    created_at    TIMESTAMPTZ NOT NULL,
+    UNIQUE (binding_id, submission_id)
+);
+
+CREATE INDEX channel_copies_submission_idx ON channel_copies (submission_id);
+
+ALTER TABLE channel_bindings ENABLE ROW LEVEL SECURITY;
+ALTER TABLE channel_bindings FORCE ROW LEVEL SECURITY;
+CREATE POLICY channel_bindings_tenant ON channel_bindings FOR ALL
+    USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
+
+ALTER TABLE channel_copies ENABLE ROW LEVEL SECURITY;
+ALTER TABLE channel_copies FORCE ROW LEVEL SECURITY;
+CREATE POLICY channel_copies_tenant ON channel_copies FOR ALL
+    USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
+
+-- The operator lookups return the limit too (store.tenantColumns).
+DROP FUNCTION monitor_tenant_by_name(text);
+CREATE FUNCTION monitor_tenant_by_name(p_name text)
+    RETURNS TABLE (id uuid, name text, kind text, status text, quota_bytes bigint, reserved_bytes bigint,
+                   submit_interval_seconds integer, daily_limit integer, concurrent_limit integer,
+                   last_submit_at timestamptz, last_denied_at timestamptz, last_denied_reason text,
+                   created_at timestamptz, updated_at timestamptz, admin boolean, channel_limit integer)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, public
+BEGIN ATOMIC
+    SELECT t.id, t.name, t.kind, t.status, t.quota_bytes, t.reserved_bytes, t.submit_interval_seconds, t.daily_limit,
+           t.concurrent_limit, t.last_submit_at, t.last_denied_at, t.last_denied_reason, t.created_at, t.updated_at,
+           t.admin, t.channel_limit
+      FROM tenants t
+     WHERE t.name = p_name;
+END;
+REVOKE EXECUTE ON FUNCTION monitor_tenant_by_name(text) FROM PUBLIC;
+
+DROP FUNCTION monitor_tenant_list();
+CREATE FUNCTION monitor_tenant_list()
+    RETURNS TABLE (id uuid, name text, kind text, status text, quota_bytes bigint, reserved_bytes bigint,
+                   submit_interval_seconds integer, daily_limit integer, concurrent_limit integer,
+                   last_submit_at timestamptz, last_denied_at timestamptz, last_denied_reason text,
+                   created_at timestamptz, updated_at timestamptz, admin boolean, channel_limit integer)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, public
+BEGIN ATOMIC
+    SELECT t.id, t.name, t.kind, t.status, t.quota_bytes, t.reserved_bytes, t.submit_interval_seconds, t.daily_limit,
+           t.concurrent_limit, t.last_submit_at, t.last_denied_at, t.last_denied_reason, t.created_at, t.updated_at,
+           t.admin, t.channel_limit
+      FROM tenants t
+     ORDER BY t.name;
+END;
+REVOKE EXECUTE ON FUNCTION monitor_tenant_list() FROM PUBLIC;
