@@ -64,6 +64,8 @@ type BotCall struct {
 	Media []BotMedia
 	// Buttons is the inline keyboard, row by row.
 	Buttons [][]BotButton
+	// UserID is getChatMember's user_id.
+	UserID int64
 	// CallbackQueryID, ShowAlert: answerCallbackQuery.
 	CallbackQueryID string
 	ShowAlert       bool
@@ -187,8 +189,12 @@ type botChat struct {
 	id       int64
 	typ      string
 	title    string
+	username string
 	nextID   int64
 	messages map[int64]*botStored
+	// rights is set for a chat the test added (AddChat).
+	rights *ChatRights
+	pinned []int64
 }
 
 type botStored struct {
@@ -715,7 +721,18 @@ func writeBot(w http.ResponseWriter, result any, err *botError) {
 func (f *BotAPI) describe(method string, req *botRequest, c *BotCall) *botError {
 	switch method {
 	case "getme", "setmycommands", "answercallbackquery":
-	case "sendmessage", "editmessagetext", "deletemessage", "sendphoto", "sendvideo",
+	case "getchat", "getchatmember":
+		ref := req.fields["chat_id"]
+		if ref == "" {
+			return badRequest("chat_id is empty")
+		}
+		f.mu.Lock()
+		if ch, ok := f.chatByRefLocked(ref); ok {
+			c.ChatID = ch.id
+		}
+		f.mu.Unlock()
+		c.UserID, _ = req.int64("user_id")
+	case "pinchatmessage", "sendmessage", "editmessagetext", "deletemessage", "sendphoto", "sendvideo",
 		"sendanimation", "senddocument", "sendaudio", "sendmediagroup":
 		id, err := req.int64("chat_id")
 		if err != nil {
@@ -843,6 +860,10 @@ func (f *BotAPI) apply(method string, req *botRequest, c *BotCall) (any, *botErr
 		}
 		f.commands[c.LanguageCode] = c.Commands
 		return true, nil
+	case "getchat":
+		return f.getChatLocked(req.fields["chat_id"])
+	case "getchatmember":
+		return f.getChatMemberLocked(req.fields["chat_id"], c.UserID)
 	case "answercallbackquery":
 		if !f.callbacks[c.CallbackQueryID] {
 			return nil, badRequest("query is too old and response timeout expired or query ID is invalid")
@@ -860,6 +881,14 @@ func (f *BotAPI) apply(method string, req *botRequest, c *BotCall) (any, *botErr
 	markup := req.fields["reply_markup"]
 	if err := checkKeyboard(c.Buttons); err != nil {
 		return nil, err
+	}
+	switch method {
+	case "pinchatmessage":
+		return f.pinLocked(chat, c.MessageID)
+	case "sendmessage", "sendphoto", "sendvideo", "sendanimation", "senddocument", "sendaudio", "sendmediagroup":
+		if err := chat.sendRefusal(); err != nil {
+			return nil, err
+		}
 	}
 	switch method {
 	case "deletemessage":
@@ -1323,7 +1352,7 @@ func (c *botChat) tg() tgChat {
 	if c.typ == "private" {
 		return tgChat{ID: c.id, Type: c.typ, FirstName: c.title}
 	}
-	return tgChat{ID: c.id, Type: c.typ, Title: c.title}
+	return tgChat{ID: c.id, Type: c.typ, Title: c.title, Username: c.username}
 }
 
 type tgPhotoSize struct {

@@ -60,6 +60,12 @@ type deliverProgress struct {
 	ButtonsSent      bool  `json:"buttons_sent,omitempty"`
 	ButtonsMessageID int64 `json:"buttons_message_id,omitempty"`
 	ButtonsRecorded  bool  `json:"buttons_recorded,omitempty"`
+	// A copy item whose chat went away: core unbound it (GoneNotice, with
+	// the chat's name and why), and the person was told (GoneTold).
+	GoneNotice bool   `json:"gone_notice,omitempty"`
+	GoneName   string `json:"gone_name,omitempty"`
+	GoneWhy    string `json:"gone_why,omitempty"`
+	GoneTold   bool   `json:"gone_told,omitempty"`
 }
 
 // delivery sends one submission's result.
@@ -92,6 +98,9 @@ func (j *job) deliver(ctx context.Context) error {
 		return &failWork{reason: "a progress item whose submission is not a profile or channel"}
 	}
 	dl := &delivery{j: j, d: d, p: &p}
+	if j.w.Kind == channelapi.WorkCopy {
+		return dl.copy(ctx)
+	}
 	switch d.State {
 	case channelapi.DeliveryPending:
 		return dl.pending(ctx)
@@ -169,10 +178,11 @@ func (dl *delivery) ready(ctx context.Context) error {
 		dl.reps[i] = representation(m)
 	}
 	if p.Mode == "" {
-		switch dl.sendable() {
-		case 0:
+		switch n := dl.sendable(); {
+		case n == 0:
 			p.Mode = modeText
-		case 1:
+		case n == 1 && dl.d.Copy == nil:
+			// A copy sends its media first, then the text.
 			p.Mode = modeSingle
 		default:
 			p.Mode = modeAlbums
@@ -196,7 +206,7 @@ func (dl *delivery) ready(ctx context.Context) error {
 				return dl.textOnly(ctx)
 			}
 		}
-		caption, rest := splitCaption(resultText(dl.j.lang, dl.d, dl.notes()))
+		caption, rest := splitCaption(dl.resultText())
 		if err := dl.sendRest(ctx, append([]string{caption}, rest...)); err != nil {
 			return err
 		}
@@ -240,12 +250,29 @@ func (dl *delivery) notes() []string {
 	return []string{dl.j.lang.t("result.unsent", n)}
 }
 
+// resultText is the result's text: a copy's with a footer linking the
+// original, else the person's with its id.
+func (dl *delivery) resultText() string {
+	if dl.d.Copy != nil {
+		return copyText(dl.j.lang, dl.d, dl.notes())
+	}
+	return resultText(dl.j.lang, dl.d, dl.notes())
+}
+
+// keyboard is the result's buttons; a copy has none.
+func (dl *delivery) keyboard() *keyboard {
+	if dl.d.Copy != nil {
+		return nil
+	}
+	return resultKeyboard(dl.j.lang, dl.d)
+}
+
 // textOnly puts the result into the status message (or a new message when
 // there is none), with the buttons, then any overflow as more messages.
 func (dl *delivery) textOnly(ctx context.Context) error {
 	d, p := dl.d, dl.p
-	parts := splitMessages(resultText(dl.j.lang, d, dl.notes()))
-	kb := resultKeyboard(dl.j.lang, d)
+	parts := splitMessages(dl.resultText())
+	kb := dl.keyboard()
 	if p.TextPartsSent == 0 {
 		m := outMessage{text: parts[0], kb: kb}
 		id := d.StatusMessageID
@@ -275,10 +302,10 @@ func (dl *delivery) textOnly(ctx context.Context) error {
 // single sends the one media with as much of the text as a caption takes
 // and the buttons; sent is false when Telegram refused it in every form.
 func (dl *delivery) single(ctx context.Context) (sent bool, err error) {
-	d, p := dl.d, dl.p
+	p := dl.p
 	i := dl.nextSendable(p.MediaSent)
-	caption, _ := splitCaption(resultText(dl.j.lang, d, dl.notes()))
-	kb := resultKeyboard(dl.j.lang, d)
+	caption, _ := splitCaption(dl.resultText())
+	kb := dl.keyboard()
 	id, ok, err := dl.sendOne(ctx, i, caption, kb)
 	if err != nil {
 		return false, err
@@ -357,9 +384,9 @@ func (dl *delivery) albums(ctx context.Context) error {
 // buttons, then the rest.
 func (dl *delivery) text(ctx context.Context) error {
 	p := dl.p
-	parts := splitMessages(resultText(dl.j.lang, dl.d, dl.notes()))
+	parts := splitMessages(dl.resultText())
 	if p.TextPartsSent == 0 {
-		kb := resultKeyboard(dl.j.lang, dl.d)
+		kb := dl.keyboard()
 		id, err := dl.j.ch.sendText(ctx, dl.d.ChatID, dl.d.ReplyToMessageID, outMessage{text: parts[0], kb: kb})
 		if err != nil {
 			return err

@@ -173,6 +173,31 @@ func resultText(l locale, d channelapi.Delivery, notes []string) string {
 	return b.String()
 }
 
+// copyText is a result as copied to a bound channel: the author, the
+// text and the time, then a footer linking the original.
+func copyText(l locale, d channelapi.Delivery, notes []string) string {
+	it := d.Item
+	var b strings.Builder
+	if it.AuthorName != "" {
+		b.WriteString("👤 " + it.AuthorName + "\n\n")
+	}
+	if t := strings.TrimSpace(it.Text); t != "" {
+		b.WriteString(t + "\n\n")
+	}
+	if t := formatTime(it.PublishedAt); t != "" {
+		b.WriteString("🕒 " + t + "\n")
+	}
+	url := it.SourceURL
+	if !isWebURL(url) {
+		url = d.InputURL
+	}
+	b.WriteString(l.t("copy.footer", url))
+	for _, n := range notes {
+		b.WriteString("\n" + n)
+	}
+	return b.String()
+}
+
 // resultKeyboard: the original post, and in groups "save too" on public
 // results, so that others can keep them as well.
 func resultKeyboard(l locale, d channelapi.Delivery) *keyboard {

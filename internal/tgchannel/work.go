@@ -121,7 +121,7 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 	case err != nil:
 	case w.Kind == channelapi.WorkUpdate:
 		err = j.handleUpdate(wctx)
-	case w.Kind == channelapi.WorkDeliver || w.Kind == channelapi.WorkProgress:
+	case w.Kind == channelapi.WorkDeliver || w.Kind == channelapi.WorkProgress || w.Kind == channelapi.WorkCopy:
 		err = j.deliver(wctx)
 	case w.Kind == channelapi.WorkWatch:
 		err = j.watchNotice(wctx)
