@@ -1,0 +1,136 @@
+package app_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/app"
+)
+
+// Bindings on both databases: a chat belongs to one tenant (another one
+// binding it is a conflict, although it cannot see the first one's row),
+// the channel limit holds until an operator raises it, each post the
+// tenant archives afterwards gets one copy item per active binding aimed
+// at the bound chat, and a chat reported gone is unbound once with reason
+// channel_gone.
+func TestChannelBindingsAndCopies(t *testing.T) {
+	t.Parallel()
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		a := p.app
+		ctx := context.Background()
+		ch := hello(t, a)
+		const alice, bob = 7, 8
+		_, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller,
+			Updates: []app.ChannelUpdate{message(1, alice, "/bind @a"), message(2, bob, "/bind @a")}, NextOffset: 3})
+		require.NoError(t, err)
+		work := claimAll(t, a, ch, "bot")
+		require.Len(t, work, 2)
+		items := map[int64]app.ChannelWork{}
+		for _, w := range work {
+			items[w.Update.From.ID] = w
+		}
+		aliceItem, bobItem := items[alice], items[bob]
+		bind := func(item app.ChannelWork, chat int64) (app.ChannelBindResult, error) {
+			return a.ChannelBind(ctx, item.ID, app.ChannelBindRequest{Owner: "bot", ChatID: chat, ChatType: "channel",
+				Username: "@chan", Title: "Chan"})
+		}
+
+		r, err := bind(aliceItem, -100500)
+		require.NoError(t, err)
+		require.False(t, r.Already)
+		require.Equal(t, 1, r.Limit)
+		require.Equal(t, "chan", r.Binding.Username)
+		r, err = bind(aliceItem, -100500)
+		require.NoError(t, err)
+		require.True(t, r.Already)
+		_, err = bind(bobItem, -100500)
+		require.ErrorIs(t, err, app.ErrConflict, "a chat belongs to one tenant")
+		_, err = bind(aliceItem, -100600)
+		require.ErrorIs(t, err, app.ErrLimit)
+		_, err = bind(aliceItem, 42)
+		require.ErrorIs(t, err, app.ErrInvalid)
+
+		tenant := aliceItem.Tenant.ID
+		tv, err := a.TenantShow(ctx, aliceItem.Tenant.Name)
+		require.NoError(t, err)
+		require.Equal(t, 1, tv.ChannelLimit)
+		two := 2
+		_, err = a.UpdateTenant(ctx, "test", aliceItem.Tenant.Name, app.TenantChange{ChannelLimit: &two})
+		require.NoError(t, err)
+		_, err = bind(aliceItem, -100600)
+		require.NoError(t, err)
+		list, err := a.ChannelBindings(ctx, aliceItem.ID, "bot")
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+		none, err := a.ChannelBindings(ctx, bobItem.ID, "bot")
+		require.NoError(t, err)
+		require.Empty(t, none, "one tenant never sees another's bindings")
+
+		// A post archived now is copied to both chats.
+		res, _ := p.capture(t, tenant, photosPost)
+		copies := copyItems(t, a, ch)
+		require.Len(t, copies, 2)
+		chats := map[int64]uuid.UUID{}
+		for _, w := range copies {
+			require.Equal(t, res.SubmissionID, *w.SubmissionID)
+			d, err := a.ChannelDelivery(ctx, w.ID, "bot")
+			require.NoError(t, err)
+			require.Equal(t, app.DeliveryReady, d.State)
+			require.NotNil(t, d.Copy)
+			require.Equal(t, d.Copy.Binding.ChatID, d.ChatID)
+			require.Zero(t, d.StatusMessageID)
+			require.EqualValues(t, alice, d.Copy.Binding.OwnerChatID)
+			chats[d.ChatID] = w.ID
+		}
+		require.Contains(t, chats, int64(-100500))
+		require.Contains(t, chats, int64(-100600))
+
+		// The first chat is gone: unbound once.
+		gone := chats[-100500]
+		b, changed, err := a.ChannelCopyGone(ctx, gone, "bot", "Forbidden: bot was kicked from the channel chat")
+		require.NoError(t, err)
+		require.True(t, changed)
+		require.Equal(t, app.UnbindChannelGone, b.UnbindReason)
+		_, changed, err = a.ChannelCopyGone(ctx, gone, "bot", "again")
+		require.NoError(t, err)
+		require.False(t, changed)
+		require.NoError(t, a.ChannelDone(ctx, gone, "bot"))
+		require.NoError(t, a.ChannelDone(ctx, chats[-100600], "bot"))
+
+		// The second one is unbound by hand; the history stays.
+		v, err := a.ChannelUnbind(ctx, aliceItem.ID, "bot", "1")
+		require.NoError(t, err)
+		require.EqualValues(t, -100600, v.ChatID)
+		_, err = a.ChannelUnbind(ctx, aliceItem.ID, "bot", "")
+		require.ErrorIs(t, err, app.ErrNotFound)
+		all, err := a.TenantBindings(ctx, tenant)
+		require.NoError(t, err)
+		require.Len(t, all, 2)
+		for _, b := range all {
+			require.Equal(t, "unbound", b.State)
+		}
+
+		// Nothing is copied any more; and the chat is free for Bob.
+		p.clock.Advance(11 * time.Second) // the submit interval
+		p.capture(t, tenant, videoPost)
+		require.Empty(t, copyItems(t, a, ch))
+		_, err = bind(bobItem, -100500)
+		require.NoError(t, err)
+	})
+}
+
+// copyItems claims the ready copy items of the channel.
+func copyItems(t *testing.T, a *app.App, ch uuid.UUID) []app.ChannelWork {
+	t.Helper()
+	var out []app.ChannelWork
+	for _, w := range claimAll(t, a, ch, "bot") {
+		if w.Kind == app.ChannelWorkCopy {
+			out = append(out, w)
+		}
+	}
+	return out
+}
