@@ -388,6 +388,14 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 			return d, err
 		}
 	}
+	cancelled, err := a.store.SubmissionCancelledAt(j.ctx, sub.ID)
+	if err != nil {
+		return d, err
+	}
+	if cancelled != nil {
+		d.State = DeliveryCancelled
+		return d, nil
+	}
 	c, err := a.store.CaptureGet(j.ctx, sub.CaptureID)
 	if err != nil {
 		return d, err

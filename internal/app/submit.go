@@ -200,6 +200,9 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 				return err
 			}
 		}
+		if err := recordStatusMessage(ctx, tx, req, sub); err != nil {
+			return err
+		}
 		if !spec.expands() {
 			// A post goes to the tenant's bound channels too.
 			if err := queueCopies(ctx, tx, tenant.ID, sub.ID); err != nil {

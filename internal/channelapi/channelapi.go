@@ -95,6 +95,11 @@ const (
 	PathBindings = "/channel/v1/work/{id}/bindings"  // POST Lease → BindingsReply
 	PathUnbind   = "/channel/v1/work/{id}/unbind"    // POST UnbindRequest → Binding
 	PathCopyGone = "/channel/v1/work/{id}/copy-gone" // POST CopyGoneRequest → CopyGoneReply
+	// The bot's messages about a submission (recorded by deliver and copy
+	// items), and the commands that reply to them.
+	PathSent   = "/channel/v1/work/{id}/sent"   // POST SentRequest → Empty
+	PathCancel = "/channel/v1/work/{id}/cancel" // POST ReplyRequest → CancelReply
+	PathPin    = "/channel/v1/work/{id}/pin"    // POST ReplyRequest → PinReply
 	// The accounts of the item's tenant (/accounts, /account_add,
 	// /account_remove, /cancel) and the end of an account dialog item.
 	PathAccounts      = "/channel/v1/work/{id}/accounts"       // POST Lease → AccountsReply
@@ -630,6 +635,9 @@ const (
 	DeliveryPending = "pending" // the capture is still running
 	DeliveryReady   = "ready"   // Item holds what to send
 	DeliveryFailed  = "failed"  // the capture failed; Error says why
+	// DeliveryCancelled: the person cancelled the submission (/cancel);
+	// the status message says so and nothing more is sent.
+	DeliveryCancelled = "cancelled"
 )
 
 // Stages of a running capture: the Stage of a pending Delivery.
@@ -728,6 +736,52 @@ type BindingsReply struct {
 type UnbindRequest struct {
 	Owner string `json:"owner"`
 	Ref   string `json:"ref"`
+}
+
+// Kinds of SentRequest.
+const (
+	SentResult      = "result"       // a deliver item's messages in the person's chat
+	SentChannelCopy = "channel_copy" // a copy item's first message in its bound chat
+)
+
+// SentRequest records messages the item sent about its submission, so
+// that a reply to one of them (/cancel, /pin) finds it; the status message
+// is recorded by core when the link is submitted.
+type SentRequest struct {
+	Owner      string  `json:"owner"`
+	ChatID     int64   `json:"chat_id"`
+	MessageIDs []int64 `json:"message_ids"`
+	Kind       string  `json:"kind"`
+}
+
+// ReplyRequest names a submission of the update's person for /cancel or
+// /pin: by ReplyToMessageID, the bot's message the command replies to, or
+// else by URL, the link.
+type ReplyRequest struct {
+	Owner            string `json:"owner"`
+	ReplyToMessageID int64  `json:"reply_to_message_id,omitempty"`
+	URL              string `json:"url,omitempty"`
+}
+
+// CancelReply says how many of the person's unfinished submissions of the
+// link were cancelled (CodeNotFound: none runs; CodeConflict: archived
+// already).
+type CancelReply struct {
+	Cancelled int    `json:"cancelled"`
+	URL       string `json:"url"`
+}
+
+// PinReply lists where the result was copied: the first message of each
+// copy in a bound chat, which the channel pins (CodeNotFound: no such
+// result or no chat bound; CodeConflict: not copied yet).
+type PinReply struct {
+	Targets []PinTarget `json:"targets"`
+}
+
+// PinTarget is one copy to pin.
+type PinTarget struct {
+	Binding   Binding `json:"binding"`
+	MessageID int64   `json:"message_id"`
 }
 
 // CopyGoneRequest says the chat of a copy item is gone or no longer takes

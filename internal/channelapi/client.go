@@ -223,6 +223,23 @@ func (c *Client) CopyGone(ctx context.Context, id uuid.UUID, req CopyGoneRequest
 	return r, c.call(ctx, workPath(PathCopyGone, id), req, &r)
 }
 
+// Sent records messages the item sent about its submission.
+func (c *Client) Sent(ctx context.Context, id uuid.UUID, req SentRequest) error {
+	return c.call(ctx, workPath(PathSent, id), req, &Empty{})
+}
+
+// Cancel cancels the person's unfinished submission a reply or link names.
+func (c *Client) Cancel(ctx context.Context, id uuid.UUID, req ReplyRequest) (CancelReply, error) {
+	var r CancelReply
+	return r, c.call(ctx, workPath(PathCancel, id), req, &r)
+}
+
+// Pin finds where the result a reply or link names was copied.
+func (c *Client) Pin(ctx context.Context, id uuid.UUID, req ReplyRequest) (PinReply, error) {
+	var r PinReply
+	return r, c.call(ctx, workPath(PathPin, id), req, &r)
+}
+
 // Token creates a REST token for the tenant.
 func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenReply, error) {
 	var r TokenReply

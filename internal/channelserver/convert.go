@@ -223,3 +223,11 @@ func watchesReply(ws []app.WatchView) channelapi.WatchesReply {
 	}
 	return channelapi.WatchesReply{Watches: out}
 }
+
+func pinReply(ts []app.ChannelPinTarget) channelapi.PinReply {
+	out := make([]channelapi.PinTarget, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, channelapi.PinTarget{Binding: bindingOf(t.Binding), MessageID: t.MessageID})
+	}
+	return channelapi.PinReply{Targets: out}
+}

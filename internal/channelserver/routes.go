@@ -128,6 +128,17 @@ func (s *server) routes(mux *http.ServeMux) {
 		out.OwnerChatID = b.OwnerChatID
 		return channelapi.CopyGoneReply{Binding: out, Changed: changed}, err
 	}))
+	post(channelapi.PathSent, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.SentRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelSent(ctx, id, in.Owner, in.ChatID, in.MessageIDs, in.Kind)
+	}))
+	post(channelapi.PathCancel, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ReplyRequest) (channelapi.CancelReply, error) {
+		r, err := s.svc.ChannelCancel(ctx, id, in.Owner, in.ReplyToMessageID, in.URL)
+		return channelapi.CancelReply{Cancelled: r.Cancelled, URL: r.URL}, err
+	}))
+	post(channelapi.PathPin, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ReplyRequest) (channelapi.PinReply, error) {
+		ts, err := s.svc.ChannelPin(ctx, id, in.Owner, in.ReplyToMessageID, in.URL)
+		return pinReply(ts), err
+	}))
 	post(channelapi.PathAccounts, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountsReply, error) {
 		v, err := s.svc.ChannelAccounts(ctx, id, in.Owner)
 		return accountsReply(v), err

@@ -75,6 +75,13 @@ type Service interface {
 	ChannelBindings(ctx context.Context, id uuid.UUID, owner string) ([]app.ChannelBindingView, error)
 	ChannelUnbind(ctx context.Context, id uuid.UUID, owner, ref string) (app.ChannelBindingView, error)
 	ChannelCopyGone(ctx context.Context, id uuid.UUID, owner, why string) (app.ChannelBindingView, bool, error)
+	// ChannelSent records a deliver or copy item's messages; ChannelCancel
+	// and ChannelPin find the person's submission a reply or link names
+	// (app.ErrNotFound: none; app.ErrConflict: archived already, or not
+	// copied yet).
+	ChannelSent(ctx context.Context, id uuid.UUID, owner string, chatID int64, messageIDs []int64, kind string) error
+	ChannelCancel(ctx context.Context, id uuid.UUID, owner string, replyTo int64, url string) (app.ChannelCancelResult, error)
+	ChannelPin(ctx context.Context, id uuid.UUID, owner string, replyTo int64, url string) ([]app.ChannelPinTarget, error)
 	// ChannelAccounts, ChannelAccountStart, ChannelAccountCancel and
 	// ChannelAccountRemove are the bot's account commands (start is an
 	// app.ErrForbidden outside a private chat; cancel an app.ErrNotFound

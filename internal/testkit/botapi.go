@@ -313,6 +313,16 @@ func (f *BotAPI) PushCaptionMessage(chatID int64, from BotUser, caption string) 
 }
 
 func (f *BotAPI) pushMessage(chatID int64, from BotUser, text string, asCaption bool) PushedMessage {
+	return f.pushReply(chatID, from, 0, text, asCaption)
+}
+
+// PushPrivateReply queues a private message from the user that replies
+// to message replyTo of their chat (one the bot sent).
+func (f *BotAPI) PushPrivateReply(from BotUser, replyTo int64, text string) PushedMessage {
+	return f.pushReply(from.ID, from, replyTo, text, false)
+}
+
+func (f *BotAPI) pushReply(chatID int64, from BotUser, replyTo int64, text string, asCaption bool) PushedMessage {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	chat := f.chatLocked(chatID, from)
@@ -334,6 +344,11 @@ func (f *BotAPI) pushMessage(chatID int64, from BotUser, text string, asCaption 
 	} else {
 		msg.Text = text
 		msg.Entities = detectEntities(text)
+	}
+	if st, ok := chat.messages[replyTo]; ok && replyTo != 0 {
+		r := st.msg
+		r.ReplyToMessage = nil
+		msg.ReplyToMessage = &r
 	}
 	chat.messages[id] = &botStored{msg: msg, kind: kind}
 	u := f.queueLocked(tgUpdate{Message: &msg})

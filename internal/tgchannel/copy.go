@@ -23,7 +23,7 @@ func (dl *delivery) copy(ctx context.Context) error {
 	switch dl.d.State {
 	case channelapi.DeliveryPending:
 		return &deferWork{after: pendingPause, reason: "the capture is still running"}
-	case channelapi.DeliveryFailed:
+	case channelapi.DeliveryFailed, channelapi.DeliveryCancelled:
 		return nil
 	case channelapi.DeliveryReady:
 		if dl.d.Item == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -66,6 +67,10 @@ type deliverProgress struct {
 	GoneName   string `json:"gone_name,omitempty"`
 	GoneWhy    string `json:"gone_why,omitempty"`
 	GoneTold   bool   `json:"gone_told,omitempty"`
+	// SentRecorded: core knows the result's messages (for replies to
+	// them); CancelShown: the status message says cancelled.
+	SentRecorded bool `json:"sent_recorded,omitempty"`
+	CancelShown  bool `json:"cancel_shown,omitempty"`
 }
 
 // delivery sends one submission's result.
@@ -104,6 +109,8 @@ func (j *job) deliver(ctx context.Context) error {
 	switch d.State {
 	case channelapi.DeliveryPending:
 		return dl.pending(ctx)
+	case channelapi.DeliveryCancelled:
+		return dl.cancelled(ctx)
 	case channelapi.DeliveryFailed:
 		return dl.failed(ctx, d.Error)
 	case channelapi.DeliveryReady:
@@ -167,10 +174,18 @@ const (
 	modeAlbums = "albums" // media batches first, then the text
 )
 
-// ready sends the result: the text alone by editing the status message,
+// ready sends the result and then tells core which messages it is.
+func (dl *delivery) ready(ctx context.Context) error {
+	if err := dl.send(ctx); err != nil {
+		return err
+	}
+	return dl.recordSent(ctx)
+}
+
+// send sends the result: the text alone by editing the status message,
 // or the media (one with the text as its caption; several as albums
 // followed by the text), the buttons, and then removes the status message.
-func (dl *delivery) ready(ctx context.Context) error {
+func (dl *delivery) send(ctx context.Context) error {
 	p := dl.p
 	media := dl.d.Item.Media
 	dl.reps = make([]string, len(media))
@@ -219,6 +234,54 @@ func (dl *delivery) ready(ctx context.Context) error {
 		}
 	}
 	return dl.removeStatus(ctx)
+}
+
+// recordSent tells core, once, which messages the result is: a copy's
+// first message in its chat, or the result's messages in the person's.
+func (dl *delivery) recordSent(ctx context.Context) error {
+	p := dl.p
+	if p.SentRecorded {
+		return nil
+	}
+	ids := slices.Clone(p.MessageIDs)
+	if p.ButtonsMessageID != 0 && !slices.Contains(ids, p.ButtonsMessageID) {
+		ids = append(ids, p.ButtonsMessageID)
+	}
+	kind := channelapi.SentResult
+	if dl.d.Copy != nil {
+		kind = channelapi.SentChannelCopy
+		ids = ids[:min(len(ids), 1)]
+	}
+	ids = ids[:min(len(ids), maxRecorded)]
+	if len(ids) > 0 {
+		err := dl.j.ch.core.Sent(ctx, dl.j.w.ID, channelapi.SentRequest{Owner: dl.j.ch.owner, ChatID: dl.d.ChatID,
+			MessageIDs: ids, Kind: kind})
+		if err != nil {
+			return err
+		}
+	}
+	p.SentRecorded = true
+	return dl.save(ctx)
+}
+
+// maxRecorded is the most messages one SentRequest carries.
+const maxRecorded = 100
+
+// cancelled turns the status message into "cancelled", with the link
+// struck through; nothing else is sent.
+func (dl *delivery) cancelled(ctx context.Context) error {
+	d := dl.d
+	if dl.p.CancelShown || d.StatusMessageID == 0 {
+		return nil
+	}
+	prefix := dl.j.lang.t("status.cancelled")
+	m := outMessage{text: prefix + d.InputURL, entities: []models.MessageEntity{{Type: models.MessageEntityTypeStrikethrough,
+		Offset: utf16Len(prefix), Length: utf16Len(d.InputURL)}}}
+	if err := dl.j.ch.editText(ctx, d.ChatID, d.StatusMessageID, m); err != nil && !isMessageGone(err) {
+		return err
+	}
+	dl.p.CancelShown = true
+	return dl.save(ctx)
 }
 
 // sendable counts media that may still be or were sent.

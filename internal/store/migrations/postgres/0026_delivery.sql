@@ -54,6 +54,44 @@ ALTER TABLE channel_copies FORCE ROW LEVEL SECURITY;
 CREATE POLICY channel_copies_tenant ON channel_copies FOR ALL
     USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
 
+-- The bot's messages about a submission, so that a reply to one of them
+-- (/cancel, /pin) finds the submission: kind status (the progress
+-- message), result (the result's messages in the person's chat) or
+-- channel_copy (the first message of a copy in a bound chat; binding_id
+-- names it). Only coordinates, never text.
+CREATE TABLE sent_messages (
+    id            UUID PRIMARY KEY,
+    tenant_id     UUID NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    channel_id    UUID NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+    chat_id       TEXT NOT NULL,
+    message_id    TEXT NOT NULL,
+    submission_id UUID NOT NULL REFERENCES submissions (id) ON DELETE CASCADE,
+    kind          TEXT NOT NULL CHECK (kind IN ('status', 'result', 'channel_copy')),
+    binding_id    UUID REFERENCES channel_bindings (id) ON DELETE CASCADE,
+    created_at    TIMESTAMPTZ NOT NULL,
+    UNIQUE (channel_id, chat_id, message_id)
+);
+
+CREATE INDEX sent_messages_submission_idx ON sent_messages (submission_id, kind);
+
+-- A submission its person cancelled (/cancel): it delivers nothing more;
+-- the capture goes on for everyone else who asked for it.
+CREATE TABLE submission_cancels (
+    submission_id UUID PRIMARY KEY REFERENCES submissions (id) ON DELETE CASCADE,
+    tenant_id     UUID NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    cancelled_at  TIMESTAMPTZ NOT NULL
+);
+
+ALTER TABLE sent_messages ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sent_messages FORCE ROW LEVEL SECURITY;
+CREATE POLICY sent_messages_tenant ON sent_messages FOR ALL
+    USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
+
+ALTER TABLE submission_cancels ENABLE ROW LEVEL SECURITY;
+ALTER TABLE submission_cancels FORCE ROW LEVEL SECURITY;
+CREATE POLICY submission_cancels_tenant ON submission_cancels FOR ALL
+    USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
+
 -- The operator lookups return the limit too (store.tenantColumns).
 DROP FUNCTION monitor_tenant_by_name(text);
 CREATE FUNCTION monitor_tenant_by_name(p_name text)

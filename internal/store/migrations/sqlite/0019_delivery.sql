@@ -42,3 +42,31 @@ CREATE TABLE channel_copies (
 );
 
 CREATE INDEX channel_copies_submission_idx ON channel_copies (submission_id);
+
+-- The bot's messages about a submission, so that a reply to one of them
+-- (/cancel, /pin) finds the submission: kind status (the progress
+-- message), result (the result's messages in the person's chat) or
+-- channel_copy (the first message of a copy in a bound chat; binding_id
+-- names it). Only coordinates, never text.
+CREATE TABLE sent_messages (
+    id            TEXT PRIMARY KEY,
+    tenant_id     TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    channel_id    TEXT NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+    chat_id       TEXT NOT NULL,
+    message_id    TEXT NOT NULL,
+    submission_id TEXT NOT NULL REFERENCES submissions (id) ON DELETE CASCADE,
+    kind          TEXT NOT NULL CHECK (kind IN ('status', 'result', 'channel_copy')),
+    binding_id    TEXT REFERENCES channel_bindings (id) ON DELETE CASCADE,
+    created_at    DATETIME NOT NULL,
+    UNIQUE (channel_id, chat_id, message_id)
+);
+
+CREATE INDEX sent_messages_submission_idx ON sent_messages (submission_id, kind);
+
+-- A submission its person cancelled (/cancel): it delivers nothing more;
+-- the capture goes on for everyone else who asked for it.
+CREATE TABLE submission_cancels (
+    submission_id TEXT PRIMARY KEY REFERENCES submissions (id) ON DELETE CASCADE,
+    tenant_id     TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    cancelled_at  DATETIME NOT NULL
+);
