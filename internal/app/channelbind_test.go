@@ -134,3 +134,95 @@ func copyItems(t *testing.T, a *app.App, ch uuid.UUID) []app.ChannelWork {
 	}
 	return out
 }
+
+// Replies on both databases: the status message recorded with a channel
+// submission leads /cancel to it (only in its person's chat), a cancelled
+// submission's delivery says cancelled while the shared capture goes on
+// for another tenant, and /pin finds the copy recorded in the bound chat.
+func TestChannelCancelAndPin(t *testing.T) {
+	t.Parallel()
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		a := p.app
+		ctx := context.Background()
+		ch := hello(t, a)
+		const alice, bob = 7, 8
+		var delivers []app.ChannelWork // claimed along with the updates
+		items := func(updates ...app.ChannelUpdate) map[int64]app.ChannelWork {
+			next := updates[len(updates)-1].UpdateID + 1
+			_, err := a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: ch, Owner: poller, Updates: updates, NextOffset: next})
+			require.NoError(t, err)
+			out := map[int64]app.ChannelWork{}
+			for _, w := range claimAll(t, a, ch, "bot") {
+				switch w.Kind {
+				case app.ChannelWorkUpdate:
+					out[w.Update.From.ID] = w
+				case app.ChannelWorkDeliver:
+					delivers = append(delivers, w)
+				}
+			}
+			require.Len(t, out, len(updates))
+			return out
+		}
+		p.fx.Delay(3 * time.Second) // hold the media downloads
+		links := items(message(1, alice, photosPost), message(2, bob, photosPost))
+		aliceSub, err := a.ChannelCapture(ctx, links[alice].ID, app.ChannelCaptureRequest{Owner: "bot", URL: photosPost, StatusMessageID: 55})
+		require.NoError(t, err)
+		bobSub, err := a.ChannelCapture(ctx, links[bob].ID, app.ChannelCaptureRequest{Owner: "bot", URL: photosPost, StatusMessageID: 55})
+		require.NoError(t, err)
+		require.Equal(t, aliceSub.CaptureID, bobSub.CaptureID, "one shared capture")
+
+		reply := func(id, user int64, text string, to int64) app.ChannelUpdate {
+			u := message(id, user, text)
+			u.ReplyToMessageID = to
+			return u
+		}
+		cancels := items(reply(3, alice, "/cancel", 55), reply(4, bob, "/cancel", 56))
+		_, err = a.ChannelCancel(ctx, cancels[bob].ID, "bot", 56, "")
+		require.ErrorIs(t, err, app.ErrNotFound, "Bob's chat has no message 56")
+		r, err := a.ChannelCancel(ctx, cancels[alice].ID, "bot", 55, "")
+		require.NoError(t, err)
+		require.Equal(t, 1, r.Cancelled)
+		require.Equal(t, photosPost, r.URL)
+		_, err = a.ChannelCancel(ctx, cancels[alice].ID, "bot", 0, photosPost)
+		require.ErrorIs(t, err, app.ErrNotFound, "cancelled already")
+
+		p.wait(t, links[alice].Tenant.ID, aliceSub.CaptureID)
+		states := map[uuid.UUID]string{}
+		var bobDeliver uuid.UUID
+		require.Len(t, delivers, 2)
+		for _, w := range delivers {
+			d, err := a.ChannelDelivery(ctx, w.ID, "bot")
+			require.NoError(t, err)
+			states[d.SubmissionID] = d.State
+			if d.SubmissionID == bobSub.SubmissionID {
+				bobDeliver = w.ID
+			}
+		}
+		require.Equal(t, map[uuid.UUID]string{aliceSub.SubmissionID: app.DeliveryCancelled, bobSub.SubmissionID: app.DeliveryReady}, states)
+		_, err = a.ChannelCancel(ctx, cancels[bob].ID, "bot", 55, "")
+		require.ErrorIs(t, err, app.ErrConflict, "archived already")
+
+		// Bob binds a channel; /pin finds nothing until a copy is there.
+		bind := items(message(5, bob, "/bind @b"))[bob]
+		_, err = a.ChannelBind(ctx, bind.ID, app.ChannelBindRequest{Owner: "bot", ChatID: -100700, ChatType: "channel"})
+		require.NoError(t, err)
+		require.NoError(t, a.ChannelSent(ctx, bobDeliver, "bot", bob, []int64{60, 61}, app.SentResult))
+		_, err = a.ChannelPin(ctx, bind.ID, "bot", 61, "")
+		require.ErrorIs(t, err, app.ErrConflict, "not copied: it was archived before the bind")
+		p.clock.Advance(11 * time.Second)
+		p.fx.Delay(0)
+		p.capture(t, bind.Tenant.ID, videoPost)
+		copies := copyItems(t, a, ch)
+		require.Len(t, copies, 1)
+		require.Error(t, a.ChannelSent(ctx, copies[0].ID, "bot", bob, []int64{9}, app.SentChannelCopy), "not the bound chat")
+		require.NoError(t, a.ChannelSent(ctx, copies[0].ID, "bot", -100700, []int64{9}, app.SentChannelCopy))
+		pins := items(message(6, bob, "/pin "+videoPost))[bob]
+		targets, err := a.ChannelPin(ctx, pins.ID, "bot", 0, videoPost)
+		require.NoError(t, err)
+		require.Len(t, targets, 1)
+		require.EqualValues(t, -100700, targets[0].Binding.ChatID)
+		require.EqualValues(t, 9, targets[0].MessageID)
+		_, err = a.ChannelPin(ctx, links[alice].ID, "bot", 0, videoPost)
+		require.ErrorIs(t, err, app.ErrNotFound, "Alice bound nothing")
+	})
+}
