@@ -92,6 +92,82 @@ ALTER TABLE submission_cancels FORCE ROW LEVEL SECURITY;
 CREATE POLICY submission_cancels_tenant ON submission_cancels FOR ALL
     USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
 
+-- Cloud destinations an operator defines (monitor admin destination add):
+-- an rclone remote and path, with the rclone config sealed with the master
+-- key (never stored or shown in the clear). tenant_destinations says which
+-- tenants may push to one, and each tenant's default.
+CREATE TABLE cloud_destinations (
+    id            UUID PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE CHECK (name <> ''),
+    remote        TEXT NOT NULL CHECK (remote <> ''),
+    config_sealed TEXT NOT NULL,
+    created_at    TIMESTAMPTZ NOT NULL,
+    updated_at    TIMESTAMPTZ NOT NULL
+);
+
+CREATE TABLE tenant_destinations (
+    tenant_id      UUID NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    destination_id UUID NOT NULL REFERENCES cloud_destinations (id) ON DELETE CASCADE,
+    is_default     BOOLEAN NOT NULL DEFAULT false,
+    created_at     TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (tenant_id, destination_id)
+);
+
+CREATE UNIQUE INDEX tenant_destinations_default_key ON tenant_destinations (tenant_id) WHERE is_default;
+
+-- A push of a collection's current revision to a destination (a River
+-- job does it, with retries), and each file it uploads: its remote path,
+-- bytes, state (uploading, succeeded, failed) and error.
+CREATE TABLE cloud_pushes (
+    id             UUID PRIMARY KEY,
+    tenant_id      UUID NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    collection_id  UUID NOT NULL,
+    destination_id UUID NOT NULL REFERENCES cloud_destinations (id) ON DELETE CASCADE,
+    remote_dir     TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    error          TEXT NOT NULL DEFAULT '',
+    created_at     TIMESTAMPTZ NOT NULL,
+    finished_at    TIMESTAMPTZ
+);
+
+CREATE INDEX cloud_pushes_tenant_idx ON cloud_pushes (tenant_id, created_at);
+
+CREATE TABLE cloud_uploads (
+    id          UUID PRIMARY KEY,
+    push_id     UUID NOT NULL REFERENCES cloud_pushes (id) ON DELETE CASCADE,
+    tenant_id   UUID NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    file_name   TEXT NOT NULL,
+    remote_path TEXT NOT NULL,
+    bytes       BIGINT NOT NULL DEFAULT 0,
+    state       TEXT NOT NULL CHECK (state IN ('uploading', 'succeeded', 'failed')),
+    error       TEXT NOT NULL DEFAULT '',
+    created_at  TIMESTAMPTZ NOT NULL,
+    finished_at TIMESTAMPTZ,
+    UNIQUE (push_id, file_name)
+);
+
+-- Destinations are the operator's (read by every tenant's push, sealed);
+-- the rest is the tenant's.
+ALTER TABLE cloud_destinations ENABLE ROW LEVEL SECURITY;
+ALTER TABLE cloud_destinations FORCE ROW LEVEL SECURITY;
+CREATE POLICY cloud_destinations_shared ON cloud_destinations FOR ALL USING (true) WITH CHECK (true);
+
+ALTER TABLE tenant_destinations ENABLE ROW LEVEL SECURITY;
+ALTER TABLE tenant_destinations FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_destinations_tenant ON tenant_destinations FOR ALL
+    USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
+
+ALTER TABLE cloud_pushes ENABLE ROW LEVEL SECURITY;
+ALTER TABLE cloud_pushes FORCE ROW LEVEL SECURITY;
+CREATE POLICY cloud_pushes_tenant ON cloud_pushes FOR ALL
+    USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
+
+ALTER TABLE cloud_uploads ENABLE ROW LEVEL SECURITY;
+ALTER TABLE cloud_uploads FORCE ROW LEVEL SECURITY;
+CREATE POLICY cloud_uploads_tenant ON cloud_uploads FOR ALL
+    USING (tenant_id = monitor_tenant()) WITH CHECK (tenant_id = monitor_tenant());
+
 -- The operator lookups return the limit too (store.tenantColumns).
 DROP FUNCTION monitor_tenant_by_name(text);
 CREATE FUNCTION monitor_tenant_by_name(p_name text)

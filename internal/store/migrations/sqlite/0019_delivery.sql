@@ -70,3 +70,58 @@ CREATE TABLE submission_cancels (
     tenant_id     TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
     cancelled_at  DATETIME NOT NULL
 );
+
+-- Cloud destinations an operator defines (monitor admin destination add):
+-- an rclone remote and path, with the rclone config sealed with the master
+-- key (never stored or shown in the clear). tenant_destinations says which
+-- tenants may push to one, and each tenant's default.
+CREATE TABLE cloud_destinations (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE CHECK (name <> ''),
+    remote        TEXT NOT NULL CHECK (remote <> ''),
+    config_sealed TEXT NOT NULL,
+    created_at    DATETIME NOT NULL,
+    updated_at    DATETIME NOT NULL
+);
+
+CREATE TABLE tenant_destinations (
+    tenant_id      TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    destination_id TEXT NOT NULL REFERENCES cloud_destinations (id) ON DELETE CASCADE,
+    is_default     INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+    created_at     DATETIME NOT NULL,
+    PRIMARY KEY (tenant_id, destination_id)
+);
+
+CREATE UNIQUE INDEX tenant_destinations_default_key ON tenant_destinations (tenant_id) WHERE is_default = 1;
+
+-- A push of a collection's current revision to a destination (a River
+-- job does it, with retries), and each file it uploads: its remote path,
+-- bytes, state (uploading, succeeded, failed) and error.
+CREATE TABLE cloud_pushes (
+    id             TEXT PRIMARY KEY,
+    tenant_id      TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    collection_id  TEXT NOT NULL,
+    destination_id TEXT NOT NULL REFERENCES cloud_destinations (id) ON DELETE CASCADE,
+    remote_dir     TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    error          TEXT NOT NULL DEFAULT '',
+    created_at     DATETIME NOT NULL,
+    finished_at    DATETIME
+);
+
+CREATE INDEX cloud_pushes_tenant_idx ON cloud_pushes (tenant_id, created_at);
+
+CREATE TABLE cloud_uploads (
+    id          TEXT PRIMARY KEY,
+    push_id     TEXT NOT NULL REFERENCES cloud_pushes (id) ON DELETE CASCADE,
+    tenant_id   TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    file_name   TEXT NOT NULL,
+    remote_path TEXT NOT NULL,
+    bytes       INTEGER NOT NULL DEFAULT 0,
+    state       TEXT NOT NULL CHECK (state IN ('uploading', 'succeeded', 'failed')),
+    error       TEXT NOT NULL DEFAULT '',
+    created_at  DATETIME NOT NULL,
+    finished_at DATETIME,
+    UNIQUE (push_id, file_name)
+);

@@ -1,0 +1,529 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/monitorhq/monitor/internal/mediatype"
+	"github.com/monitorhq/monitor/internal/queue"
+	"github.com/monitorhq/monitor/internal/store"
+)
+
+// Cloud destinations: an operator defines an rclone remote and path with
+// its rclone config (sealed with the master key), lets tenants use it, and
+// a tenant pushes a collection there (REST POST /v1/collections/{id}/push).
+// A River job uploads the current revision's media and its Markdown file
+// (the capsule's collection format) into
+// <path>/<platform>/<YYYY-MM-DD>-<id>/ by running the rclone binary with the
+// config in a 0600 temporary file that is removed afterwards; each file is
+// recorded in cloud_uploads with its bytes, state and error, a failed
+// attempt is retried, and rclone's stderr goes to the error log with every
+// value of the config redacted.
+
+// destinationsPurpose derives the key rclone configs are sealed with.
+const destinationsPurpose = "monitor destinations v1"
+
+// CollectionFile renders a collection as a capsule collection file: its
+// file name (<YYYY-MM-DD>-<id>.md) and bytes. The runtime gives app the
+// capsule's writer (app sits below internal/capsule).
+type CollectionFile func(ExportedCollection) (name string, data []byte, err error)
+
+// DestinationView is a destination as operators and tenants see it: never
+// its config.
+type DestinationView struct {
+	ID        uuid.UUID `json:"id"`
+	Name      string    `json:"name"`
+	Remote    string    `json:"remote"`
+	CreatedAt time.Time `json:"created_at"`
+	// Default: the tenant's default (a tenant's list only).
+	Default bool `json:"default,omitempty"`
+}
+
+func destinationView(d store.Destination) DestinationView {
+	return DestinationView{ID: d.ID, Name: d.Name, Remote: d.Remote, CreatedAt: d.CreatedAt, Default: d.IsDefault}
+}
+
+// remoteRe is an rclone remote and path: NAME:PATH.
+var remoteRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_. -]*:[^\x00-\x1f]*$`)
+
+// destinationNameRe is a destination's name.
+var destinationNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// maxRcloneConfig bounds a stored rclone config.
+const maxRcloneConfig = 64 << 10
+
+// destinationBox is the box rclone configs are sealed with.
+func (a *App) destinationBox() (*secretBox, error) {
+	box, err := newSecretBox(a.masterKey, destinationsPurpose)
+	if errors.Is(err, errNoMasterKey) {
+		return nil, errorf(ErrInvalid, "set MONITOR_MASTER_KEY to keep rclone configs: they are stored encrypted with it")
+	}
+	if err != nil {
+		return nil, errorf(ErrInvalid, "cannot keep rclone configs: %v", err)
+	}
+	return box, nil
+}
+
+// AddDestination defines a destination: name, an rclone remote:path, and
+// the rclone config that defines the remote (sealed; never shown again).
+func (a *App) AddDestination(ctx context.Context, actor, name, remote string, config []byte) (DestinationView, error) {
+	name, remote = strings.TrimSpace(name), strings.TrimSpace(remote)
+	if !destinationNameRe.MatchString(name) {
+		return DestinationView{}, errorf(ErrInvalid, "a destination's name is 1 to 32 lowercase letters, digits, - or _, not %q", clip(name, 40))
+	}
+	if !remoteRe.MatchString(remote) {
+		return DestinationView{}, errorf(ErrInvalid, "--remote is rclone's REMOTE:PATH, e.g. drive:archive, not %q", clip(remote, 80))
+	}
+	if len(config) == 0 || len(config) > maxRcloneConfig {
+		return DestinationView{}, errorf(ErrInvalid, "the rclone config must be 1 byte to %d KiB", maxRcloneConfig>>10)
+	}
+	section := "[" + remote[:strings.Index(remote, ":")] + "]"
+	if !bytes.Contains(config, []byte(section)) {
+		return DestinationView{}, errorf(ErrInvalid, "the rclone config has no %s section for the remote", section)
+	}
+	box, err := a.destinationBox()
+	if err != nil {
+		return DestinationView{}, err
+	}
+	var d store.Destination
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		d, err = tx.DestinationInsert(ctx, store.Destination{Name: name, Remote: remote, ConfigSealed: box.seal(string(config), "destination:"+name)})
+		if err != nil {
+			return err
+		}
+		return audit(ctx, tx, actor, "destination.add", "destination:"+name, nil, map[string]any{"remote": remote})
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return DestinationView{}, errorf(ErrConflict, "a destination named %s exists already", name)
+	}
+	return destinationView(d), err
+}
+
+// Destinations lists every destination by name.
+func (a *App) Destinations(ctx context.Context) ([]DestinationView, error) {
+	ds, err := a.store.DestinationList(ctx)
+	out := make([]DestinationView, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, destinationView(d))
+	}
+	return out, err
+}
+
+// RemoveDestination removes a destination, with its record of pushes.
+func (a *App) RemoveDestination(ctx context.Context, actor, name string) error {
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		d, err := tx.DestinationGetByName(ctx, name)
+		if isNotFound(err) {
+			return errorf(ErrNotFound, "no destination named %s", clip(name, 40))
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.DestinationDelete(ctx, d.ID); err != nil {
+			return err
+		}
+		return audit(ctx, tx, actor, "destination.remove", "destination:"+name, map[string]any{"remote": d.Remote}, nil)
+	})
+}
+
+// AllowDestination lets a tenant push to a destination, as its default
+// with isDefault.
+func (a *App) AllowDestination(ctx context.Context, actor, name, tenantName string, isDefault bool) error {
+	t, err := a.tenantByName(ctx, tenantName)
+	if err != nil {
+		return err
+	}
+	ctx = store.WithTenant(ctx, t.ID)
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		d, err := tx.DestinationGetByName(ctx, name)
+		if isNotFound(err) {
+			return errorf(ErrNotFound, "no destination named %s", clip(name, 40))
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.TenantDestinationAllow(ctx, t.ID, d.ID, isDefault); err != nil {
+			return err
+		}
+		return audit(ctx, tx, actor, "destination.allow", "destination:"+name, nil,
+			map[string]any{"tenant": t.Name, "default": isDefault})
+	})
+}
+
+// TenantDestinations lists the destinations a tenant may push to.
+func (a *App) TenantDestinations(ctx context.Context, tenantID uuid.UUID) ([]DestinationView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
+	var out []DestinationView
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		ds, err := tx.DestinationsOfTenant(ctx, tenantID)
+		for _, d := range ds {
+			out = append(out, destinationView(d))
+		}
+		return err
+	})
+	return out, err
+}
+
+// PushView is a push and its files.
+type PushView struct {
+	ID           uuid.UUID    `json:"id"`
+	CollectionID uuid.UUID    `json:"collection_id"`
+	Destination  string       `json:"destination"`
+	RemoteDir    string       `json:"remote_dir"`
+	State        string       `json:"state"`
+	Attempts     int          `json:"attempts"`
+	Error        string       `json:"error,omitempty"`
+	CreatedAt    time.Time    `json:"created_at"`
+	FinishedAt   *time.Time   `json:"finished_at,omitempty"`
+	Files        []UploadView `json:"files"`
+}
+
+// UploadView is one file of a push.
+type UploadView struct {
+	Name       string `json:"name"`
+	RemotePath string `json:"remote_path"`
+	Bytes      int64  `json:"bytes"`
+	State      string `json:"state"`
+	Error      string `json:"error,omitempty"`
+}
+
+// PushCollection queues an upload of one of the tenant's collections to a
+// destination it may use (destination "" = its default).
+func (a *App) PushCollection(ctx context.Context, tenantID, collectionID uuid.UUID, destination string) (PushView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
+	sc, err := a.store.SavedCollectionGet(ctx, tenantID, collectionID)
+	if isNotFound(err) {
+		return PushView{}, errorf(ErrNotFound, "no saved collection with id %s", collectionID)
+	}
+	if err != nil {
+		return PushView{}, err
+	}
+	if sc.CurrentRevisionID == nil {
+		return PushView{}, errorf(ErrConflict, "the collection is not archived yet; push it once its capture has ended")
+	}
+	var p store.Push
+	var dest store.Destination
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		ds, err := tx.DestinationsOfTenant(ctx, tenantID)
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, d := range ds {
+			if destination == "" && d.IsDefault || destination != "" && d.Name == destination {
+				dest, found = d, true
+			}
+		}
+		switch {
+		case !found && destination == "":
+			return errorf(ErrInvalid, "say which destination: this account has no default one")
+		case !found:
+			return errorf(ErrNotFound, "no destination named %s that this account may use", clip(destination, 40))
+		}
+		p, err = tx.PushInsert(ctx, store.Push{TenantID: tenantID, CollectionID: collectionID, DestinationID: dest.ID})
+		if err != nil {
+			return err
+		}
+		return a.insertJob(ctx, tx, queue.PushArgs{PushID: p.ID, TenantID: tenantID})
+	})
+	if err != nil {
+		return PushView{}, err
+	}
+	return pushView(p, dest.Name, nil), nil
+}
+
+func pushView(p store.Push, destination string, ups []store.Upload) PushView {
+	v := PushView{ID: p.ID, CollectionID: p.CollectionID, Destination: destination, RemoteDir: p.RemoteDir, State: p.State,
+		Attempts: p.Attempts, Error: p.Error, CreatedAt: p.CreatedAt, FinishedAt: p.FinishedAt, Files: []UploadView{}}
+	for _, u := range ups {
+		v.Files = append(v.Files, UploadView{Name: u.FileName, RemotePath: u.RemotePath, Bytes: u.Bytes, State: u.State, Error: u.Error})
+	}
+	return v
+}
+
+// Push shows one of the tenant's pushes with its files.
+func (a *App) Push(ctx context.Context, tenantID, id uuid.UUID) (PushView, error) {
+	ctx = store.WithTenant(ctx, tenantID)
+	p, err := a.store.PushGet(ctx, tenantID, id)
+	if isNotFound(err) {
+		return PushView{}, errorf(ErrNotFound, "no push with id %s", id)
+	}
+	if err != nil {
+		return PushView{}, err
+	}
+	d, err := a.store.DestinationGet(ctx, p.DestinationID)
+	if err != nil {
+		return PushView{}, err
+	}
+	ups, err := a.store.UploadList(ctx, tenantID, id)
+	return pushView(p, d.Name, ups), err
+}
+
+type pushWorker struct {
+	river.WorkerDefaults[queue.PushArgs]
+	app *App
+}
+
+// Timeout bounds one attempt: media files go up one after another.
+func (w *pushWorker) Timeout(*river.Job[queue.PushArgs]) time.Duration { return 30 * time.Minute }
+
+func (w *pushWorker) Work(ctx context.Context, job *river.Job[queue.PushArgs]) error {
+	ctx = store.WithTenant(ctx, job.Args.TenantID)
+	err := w.app.runPush(ctx, job.Args.TenantID, job.Args.PushID, job.Attempt)
+	if err == nil {
+		return nil
+	}
+	state := store.PushQueued // River tries again
+	if job.Attempt >= job.MaxAttempts {
+		state = store.PushFailed
+	}
+	serr := w.app.store.InTx(ctx, func(tx *store.Tx) error {
+		return tx.PushSetState(ctx, job.Args.TenantID, job.Args.PushID, state, job.Attempt, clip(err.Error(), maxWorkErrorLen))
+	})
+	return errors.Join(err, serr)
+}
+
+// runPush makes one attempt of a push: the files are staged in a
+// temporary folder, then each goes up with rclone.
+func (a *App) runPush(ctx context.Context, tenantID, id uuid.UUID, attempt int) error {
+	p, err := a.store.PushGet(ctx, tenantID, id)
+	if err != nil {
+		return err
+	}
+	if p.State == store.PushSucceeded {
+		return nil
+	}
+	dest, err := a.store.DestinationGet(ctx, p.DestinationID)
+	if err != nil {
+		return err
+	}
+	if a.collectionFile == nil {
+		return errors.New("app: no collection file writer: the runtime did not give one")
+	}
+	sc, err := a.store.SavedCollectionGet(ctx, tenantID, p.CollectionID)
+	if err != nil {
+		return err
+	}
+	ec, err := a.exportedCollection(ctx, sc, false)
+	if err != nil {
+		return err
+	}
+	name, md, err := a.collectionFile(ec)
+	if err != nil {
+		return err
+	}
+	dir := path.Join(ec.Platform, strings.TrimSuffix(name, ".md"))
+	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.PushSetDir(ctx, tenantID, id, dir); err != nil {
+			return err
+		}
+		return tx.PushSetState(ctx, tenantID, id, store.PushRunning, attempt, "")
+	}); err != nil {
+		return err
+	}
+	box, err := a.destinationBox()
+	if err != nil {
+		return err
+	}
+	config, err := box.open(dest.ConfigSealed, "destination:"+dest.Name)
+	if err != nil {
+		return fmt.Errorf("destination %s: the rclone config %v; add it again", dest.Name, err)
+	}
+	stage, err := os.MkdirTemp("", "monitor-push-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	files := []string{name}
+	if err := os.WriteFile(filepath.Join(stage, name), md, 0o600); err != nil {
+		return err
+	}
+	for _, m := range ec.Current.Media {
+		rel := mediaFileName(m.SHA256, m.Mime)
+		if err := a.stageMedia(ctx, ec.Current.ID, m.SHA256, filepath.Join(stage, filepath.FromSlash(rel))); err != nil {
+			return err
+		}
+		files = append(files, rel)
+	}
+	rc, err := newRclone(a.rclone, config, stage)
+	if err != nil {
+		return err
+	}
+	defer rc.close()
+	var failed error
+	for _, f := range files {
+		remote := strings.TrimRight(dest.Remote, "/") + "/" + dir + "/" + f
+		if strings.HasSuffix(dest.Remote, ":") {
+			remote = dest.Remote + dir + "/" + f
+		}
+		st, err := os.Stat(filepath.Join(stage, filepath.FromSlash(f)))
+		if err != nil {
+			return err
+		}
+		u := store.Upload{PushID: id, TenantID: tenantID, FileName: f, RemotePath: dir + "/" + f, State: store.UploadUploading}
+		if err := a.store.InTx(ctx, func(tx *store.Tx) error { return tx.UploadSet(ctx, u) }); err != nil {
+			return err
+		}
+		uerr := rc.copyTo(ctx, filepath.Join(stage, filepath.FromSlash(f)), remote)
+		u.State, u.Bytes = store.UploadSucceeded, st.Size()
+		if uerr != nil {
+			u.State, u.Bytes, u.Error = store.UploadFailed, 0, clip(uerr.Error(), maxWorkErrorLen)
+			a.LogError(ctx, ErrorRecord{Source: SourceCloud, Stage: "upload", Message: "an upload to a destination failed",
+				Detail: uerr.Error(), Context: map[string]string{"destination": dest.Name, "file": f, "push_id": id.String()},
+				TenantID: tenantID})
+			failed = fmt.Errorf("uploading %s to %s: %w", f, dest.Name, uerr)
+		}
+		if err := a.store.InTx(ctx, func(tx *store.Tx) error { return tx.UploadSet(ctx, u) }); err != nil {
+			return err
+		}
+		if failed != nil {
+			return failed
+		}
+	}
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		return tx.PushSetState(ctx, tenantID, id, store.PushSucceeded, attempt, "")
+	})
+}
+
+// SourceCloud is the error log's source of uploads to destinations.
+const SourceCloud = "cloud"
+
+// mediaFileName is where a media file goes in a push's folder: where the
+// capsule keeps it, so the Markdown file's references hold.
+func mediaFileName(sha256, mime string) string {
+	return path.Join("files", sha256[:2], sha256+"."+mediatype.Ext(mime))
+}
+
+// stageMedia copies one media file of a revision from the blob store.
+func (a *App) stageMedia(ctx context.Context, revisionID uuid.UUID, sha256, dst string) error {
+	b, err := a.store.BlobForRevision(ctx, revisionID, sha256)
+	if err != nil {
+		return err
+	}
+	rc, _, err := a.blob.Get(ctx, b.ObjectKey, nil)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, rc); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// rclone runs the rclone binary with a destination's config.
+type rclone struct {
+	bin     string
+	config  string // the 0600 config file, removed by close
+	secrets []string
+}
+
+// newRclone writes the config to a 0600 file in dir.
+func newRclone(bin, config, dir string) (*rclone, error) {
+	if bin == "" {
+		bin = "rclone"
+	}
+	f, err := os.CreateTemp(dir, ".rclone-*.conf")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	if _, err := f.WriteString(config); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &rclone{bin: bin, config: f.Name(), secrets: configValues(config)}, nil
+}
+
+func (r *rclone) close() { os.Remove(r.config) }
+
+// rcloneTimeout bounds one file's upload.
+const rcloneTimeout = 10 * time.Minute
+
+// copyTo uploads one file; an error carries rclone's stderr, redacted.
+func (r *rclone) copyTo(ctx context.Context, local, remote string) error {
+	ctx, cancel := context.WithTimeout(ctx, rcloneTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, "copyto", "--config", r.config, "--retries", "1", "--low-level-retries", "1",
+		"--contimeout", "10s", "--timeout", "60s", "--", local, remote)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Dir(r.config)}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	msg := lastLines(r.redact(stderr.String()), 3)
+	if msg == "" {
+		msg = err.Error()
+	}
+	return errors.New("rclone: " + msg)
+}
+
+// redact replaces every value of the config in s.
+func (r *rclone) redact(s string) string {
+	for _, v := range r.secrets {
+		s = strings.ReplaceAll(s, v, "<redacted>")
+	}
+	return s
+}
+
+// configValues are the values of an rclone config's key = value lines
+// worth hiding (short ones such as "true" or a type name are left).
+func configValues(config string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(config))
+	for sc.Scan() {
+		_, v, ok := strings.Cut(sc.Text(), "=")
+		v = strings.TrimSpace(v)
+		if ok && len(v) >= 6 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// lastLines keeps the last n non-empty lines of s, on one line.
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
