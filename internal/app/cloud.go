@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,35 +217,62 @@ func (a *App) PushCollection(ctx context.Context, tenantID, collectionID uuid.UU
 	if sc.CurrentRevisionID == nil {
 		return PushView{}, errorf(ErrConflict, "the collection is not archived yet; push it once its capture has ended")
 	}
-	var p store.Push
-	var dest store.Destination
+	var v PushView
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
-		ds, err := tx.DestinationsOfTenant(ctx, tenantID)
-		if err != nil {
-			return err
-		}
-		found := false
-		for _, d := range ds {
-			if destination == "" && d.IsDefault || destination != "" && d.Name == destination {
-				dest, found = d, true
-			}
-		}
-		switch {
-		case !found && destination == "":
-			return errorf(ErrInvalid, "say which destination: this account has no default one")
-		case !found:
-			return errorf(ErrNotFound, "no destination named %s that this account may use", clip(destination, 40))
-		}
-		p, err = tx.PushInsert(ctx, store.Push{TenantID: tenantID, CollectionID: collectionID, DestinationID: dest.ID})
-		if err != nil {
-			return err
-		}
-		return a.insertJob(ctx, tx, queue.PushArgs{PushID: p.ID, TenantID: tenantID})
+		v, err = a.queuePush(ctx, tx, store.Push{TenantID: tenantID, CollectionID: collectionID}, destination)
+		return err
 	})
+	return v, err
+}
+
+// queuePush records a push to the tenant's destination (its default for
+// "") with its job; a push of the same submission there is answered as it
+// stands.
+func (a *App) queuePush(ctx context.Context, tx *store.Tx, p store.Push, destination string) (PushView, error) {
+	ds, err := tx.DestinationsOfTenant(ctx, p.TenantID)
 	if err != nil {
 		return PushView{}, err
 	}
+	var dest *store.Destination
+	for i, d := range ds {
+		if destination == "" && d.IsDefault || destination != "" && d.Name == destination {
+			dest = &ds[i]
+		}
+	}
+	switch {
+	case dest == nil && len(ds) == 0:
+		return PushView{}, errorf(ErrNotFound, "this account may not push to any destination; ask the operator")
+	case dest == nil && destination == "":
+		return PushView{}, errorf(ErrInvalid, "say which destination (%s): this account has no default one", destinationNames(ds))
+	case dest == nil:
+		return PushView{}, errorf(ErrNotFound, "no destination named %s that this account may use (%s)", clip(destination, 40), destinationNames(ds))
+	}
+	p.DestinationID = dest.ID
+	if p.SubmissionID != nil {
+		old, err := tx.PushGetBySubmission(ctx, p.TenantID, *p.SubmissionID, dest.ID)
+		if err == nil {
+			return pushView(old, dest.Name, nil), nil
+		}
+		if !isNotFound(err) {
+			return PushView{}, err
+		}
+	}
+	if p, err = tx.PushInsert(ctx, p); err != nil {
+		return PushView{}, err
+	}
+	if err := a.insertJob(ctx, tx, queue.PushArgs{PushID: p.ID, TenantID: p.TenantID}); err != nil {
+		return PushView{}, err
+	}
 	return pushView(p, dest.Name, nil), nil
+}
+
+// destinationNames lists destinations for a message.
+func destinationNames(ds []store.Destination) string {
+	names := make([]string, 0, len(ds))
+	for _, d := range ds {
+		names = append(names, d.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func pushView(p store.Push, destination string, ups []store.Upload) PushView {
@@ -283,18 +312,121 @@ func (w *pushWorker) Timeout(*river.Job[queue.PushArgs]) time.Duration { return 
 
 func (w *pushWorker) Work(ctx context.Context, job *river.Job[queue.PushArgs]) error {
 	ctx = store.WithTenant(ctx, job.Args.TenantID)
-	err := w.app.runPush(ctx, job.Args.TenantID, job.Args.PushID, job.Attempt)
-	if err == nil {
-		return nil
+	a, tenantID, id := w.app, job.Args.TenantID, job.Args.PushID
+	err := a.runPush(ctx, tenantID, id, job.Attempt)
+	var snooze *river.JobSnoozeError
+	var cancel *river.JobCancelError
+	if err == nil || errors.As(err, &snooze) {
+		return err
 	}
 	state := store.PushQueued // River tries again
-	if job.Attempt >= job.MaxAttempts {
+	if job.Attempt >= job.MaxAttempts || errors.As(err, &cancel) {
 		state = store.PushFailed
 	}
-	serr := w.app.store.InTx(ctx, func(tx *store.Tx) error {
-		return tx.PushSetState(ctx, job.Args.TenantID, job.Args.PushID, state, job.Attempt, clip(err.Error(), maxWorkErrorLen))
+	serr := a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.PushSetState(ctx, tenantID, id, state, job.Attempt, clip(err.Error(), maxWorkErrorLen)); err != nil {
+			return err
+		}
+		if state == store.PushFailed {
+			return a.queuePushNotice(ctx, tx, tenantID, id)
+		}
+		return nil
 	})
 	return errors.Join(err, serr)
+}
+
+// pushWait is how long a /download's push waits for its capture to end.
+const pushWait = 3 * time.Second
+
+// ChannelWorkPush tells the person who sent /download how its push
+// ended. Its Progress starts as {"notice": PushNotice}.
+const ChannelWorkPush = "push"
+
+// PushNotice is what a ChannelWorkPush item tells, in the private chat
+// ChatID.
+type PushNotice struct {
+	ChatID      int64  `json:"chat_id"`
+	URL         string `json:"url"`
+	Destination string `json:"destination"`
+	State       string `json:"state"` // succeeded or failed
+	RemoteDir   string `json:"remote_dir,omitempty"`
+	Files       int    `json:"files"`
+	Bytes       int64  `json:"bytes"`
+	Error       string `json:"error,omitempty"`
+}
+
+// queuePushNotice queues the notice of a push a channel asked for, once it
+// has ended, in the transaction that ended it.
+func (a *App) queuePushNotice(ctx context.Context, tx *store.Tx, tenantID, id uuid.UUID) error {
+	p, err := tx.PushGet(ctx, tenantID, id)
+	if err != nil || p.ChannelID == nil || p.NotifyChatID == "" {
+		return err
+	}
+	d, err := tx.DestinationGet(ctx, p.DestinationID)
+	if err != nil {
+		return err
+	}
+	n := PushNotice{Destination: d.Name, State: p.State, RemoteDir: p.RemoteDir, Error: p.Error}
+	n.ChatID, _ = strconv.ParseInt(p.NotifyChatID, 10, 64)
+	if p.SubmissionID != nil {
+		sub, err := tx.SubmissionGet(ctx, *p.SubmissionID)
+		if err != nil {
+			return err
+		}
+		n.URL = sub.InputURL
+	}
+	ups, err := tx.UploadList(ctx, tenantID, id)
+	if err != nil {
+		return err
+	}
+	for _, u := range ups {
+		if u.State == store.UploadSucceeded {
+			n.Files++
+			n.Bytes += u.Bytes
+		}
+	}
+	doc, err := json.Marshal(map[string]PushNotice{"notice": n})
+	if err != nil {
+		return err
+	}
+	_, err = tx.ChannelWorkInsert(ctx, store.ChannelWork{ChannelID: *p.ChannelID, Kind: ChannelWorkPush, TenantID: tenantID, Progress: doc})
+	return err
+}
+
+// ChannelDownload archives a link for the person behind an update and
+// pushes it to a cloud destination once archived (destination "" = the
+// tenant's default); the person is told in their private chat how the
+// upload ended. The result is not sent to the chat.
+func (a *App) ChannelDownload(ctx context.Context, id uuid.UUID, owner, url, destination string) (PushView, error) {
+	j, err := a.ownedJob(ctx, id, owner)
+	if err != nil {
+		return PushView{}, err
+	}
+	if j.update == nil || j.update.ChatType != "private" {
+		return PushView{}, forbidden("send /download in a private chat with the bot")
+	}
+	var allowed []store.Destination
+	if err := a.store.InTx(j.ctx, func(tx *store.Tx) error {
+		allowed, err = tx.DestinationsOfTenant(j.ctx, j.tenantID)
+		return err
+	}); err != nil {
+		return PushView{}, err
+	}
+	if len(allowed) == 0 {
+		return PushView{}, errorf(ErrForbidden, "this account may not upload to a cloud drive; ask the operator")
+	}
+	res, err := a.Submit(j.ctx, SubmitRequest{TenantID: j.tenantID, URL: url, IdemKey: channelIdemKey(j.work.ID, "download:"+url)})
+	if err != nil {
+		return PushView{}, err
+	}
+	var v PushView
+	err = a.store.InTx(j.ctx, func(tx *store.Tx) error {
+		v, err = a.queuePush(j.ctx, tx, store.Push{TenantID: j.tenantID, CollectionID: res.CollectionID,
+			SubmissionID: &res.SubmissionID, ChannelID: &j.work.ChannelID,
+			NotifyChatID: strconv.FormatInt(j.update.ChatID, 10)}, destination)
+		return err
+	})
+	return v, err
 }
 
 // runPush makes one attempt of a push: the files are staged in a
@@ -304,8 +436,25 @@ func (a *App) runPush(ctx context.Context, tenantID, id uuid.UUID, attempt int) 
 	if err != nil {
 		return err
 	}
-	if p.State == store.PushSucceeded {
+	if p.State == store.PushSucceeded || p.State == store.PushFailed {
 		return nil
+	}
+	if p.SubmissionID != nil {
+		// A /download: wait for its capture.
+		sub, err := a.store.SubmissionGet(ctx, *p.SubmissionID)
+		if err != nil {
+			return err
+		}
+		c, err := a.store.CaptureGet(ctx, sub.CaptureID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !captureEnded(c.State):
+			return river.JobSnooze(pushWait)
+		case c.State == store.CaptureFailed:
+			return river.JobCancel(fmt.Errorf("the post could not be archived: %s", clip(c.Error, 200)))
+		}
 	}
 	dest, err := a.store.DestinationGet(ctx, p.DestinationID)
 	if err != nil {
@@ -395,7 +544,10 @@ func (a *App) runPush(ctx context.Context, tenantID, id uuid.UUID, attempt int) 
 		}
 	}
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		return tx.PushSetState(ctx, tenantID, id, store.PushSucceeded, attempt, "")
+		if err := tx.PushSetState(ctx, tenantID, id, store.PushSucceeded, attempt, ""); err != nil {
+			return err
+		}
+		return a.queuePushNotice(ctx, tx, tenantID, id)
 	})
 }
 

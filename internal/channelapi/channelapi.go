@@ -100,6 +100,8 @@ const (
 	PathSent   = "/channel/v1/work/{id}/sent"   // POST SentRequest → Empty
 	PathCancel = "/channel/v1/work/{id}/cancel" // POST ReplyRequest → CancelReply
 	PathPin    = "/channel/v1/work/{id}/pin"    // POST ReplyRequest → PinReply
+	// /download: archive a link and upload it to a cloud destination.
+	PathDownload = "/channel/v1/work/{id}/download" // POST DownloadRequest → Push
 	// The accounts of the item's tenant (/accounts, /account_add,
 	// /account_remove, /cancel) and the end of an account dialog item.
 	PathAccounts      = "/channel/v1/work/{id}/accounts"       // POST Lease → AccountsReply
@@ -150,6 +152,9 @@ const (
 	// is gone or the bot may no longer post there, the channel reports it
 	// (PathCopyGone) and tells the person in Copy.OwnerChatID.
 	WorkCopy = "copy"
+	// WorkPush tells the person who sent /download how the upload to the
+	// cloud destination ended. Its Progress starts as {"notice": PushNotice}.
+	WorkPush = "push"
 	// WorkAccount is a person's /account_add dialog: it is claimable once
 	// their secret arrived (core sealed it; the update that carried it
 	// comes with Staged set and no text) or once the dialog expired. The
@@ -163,6 +168,37 @@ const (
 	ApprovalApproved = "approved"
 	ApprovalRejected = "rejected"
 )
+
+// DownloadRequest archives URL for the update's person and uploads it to
+// the cloud destination Destination ("" = the tenant's default) once
+// archived. CodeForbidden: the tenant may use no destination; CodeNotFound:
+// not that one.
+type DownloadRequest struct {
+	Owner       string `json:"owner"`
+	URL         string `json:"url"`
+	Destination string `json:"destination,omitempty"`
+}
+
+// Push is an upload to a cloud destination.
+type Push struct {
+	ID          uuid.UUID `json:"id"`
+	Destination string    `json:"destination"`
+	State       string    `json:"state"`
+}
+
+// PushNotice is what a WorkPush item tells, in the private chat ChatID:
+// State succeeded (Files files, Bytes bytes, in RemoteDir of Destination)
+// or failed (Error, in English).
+type PushNotice struct {
+	ChatID      int64  `json:"chat_id"`
+	URL         string `json:"url"`
+	Destination string `json:"destination"`
+	State       string `json:"state"`
+	RemoteDir   string `json:"remote_dir,omitempty"`
+	Files       int    `json:"files"`
+	Bytes       int64  `json:"bytes"`
+	Error       string `json:"error,omitempty"`
+}
 
 // ApprovalNotice is what a WorkApproval item tells, in the private chat
 // ChatID.

@@ -240,6 +240,12 @@ func (c *Client) Pin(ctx context.Context, id uuid.UUID, req ReplyRequest) (PinRe
 	return r, c.call(ctx, workPath(PathPin, id), req, &r)
 }
 
+// Download archives a link and uploads it to a cloud destination.
+func (c *Client) Download(ctx context.Context, id uuid.UUID, req DownloadRequest) (Push, error) {
+	var r Push
+	return r, c.call(ctx, workPath(PathDownload, id), req, &r)
+}
+
 // Token creates a REST token for the tenant.
 func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenReply, error) {
 	var r TokenReply

@@ -139,6 +139,10 @@ func (s *server) routes(mux *http.ServeMux) {
 		ts, err := s.svc.ChannelPin(ctx, id, in.Owner, in.ReplyToMessageID, in.URL)
 		return pinReply(ts), err
 	}))
+	post(channelapi.PathDownload, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.DownloadRequest) (channelapi.Push, error) {
+		v, err := s.svc.ChannelDownload(ctx, id, in.Owner, in.URL, in.Destination)
+		return channelapi.Push{ID: v.ID, Destination: v.Destination, State: v.State}, err
+	}))
 	post(channelapi.PathAccounts, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountsReply, error) {
 		v, err := s.svc.ChannelAccounts(ctx, id, in.Owner)
 		return accountsReply(v), err

@@ -82,6 +82,9 @@ type Service interface {
 	ChannelSent(ctx context.Context, id uuid.UUID, owner string, chatID int64, messageIDs []int64, kind string) error
 	ChannelCancel(ctx context.Context, id uuid.UUID, owner string, replyTo int64, url string) (app.ChannelCancelResult, error)
 	ChannelPin(ctx context.Context, id uuid.UUID, owner string, replyTo int64, url string) ([]app.ChannelPinTarget, error)
+	// ChannelDownload archives a link and pushes it to a cloud destination
+	// (app.ErrForbidden: the tenant may use none).
+	ChannelDownload(ctx context.Context, id uuid.UUID, owner, url, destination string) (app.PushView, error)
 	// ChannelAccounts, ChannelAccountStart, ChannelAccountCancel and
 	// ChannelAccountRemove are the bot's account commands (start is an
 	// app.ErrForbidden outside a private chat; cancel an app.ErrNotFound

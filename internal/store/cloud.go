@@ -147,6 +147,11 @@ type Push struct {
 	TenantID      uuid.UUID
 	CollectionID  uuid.UUID
 	DestinationID uuid.UUID
+	// SubmissionID is the submission a /download waits for; ChannelID and
+	// NotifyChatID where its person is told how it ended (nil, "": none).
+	SubmissionID *uuid.UUID
+	ChannelID    *uuid.UUID
+	NotifyChatID string
 	// RemoteDir is the folder under the destination's path.
 	RemoteDir  string
 	State      string
@@ -156,24 +161,34 @@ type Push struct {
 	FinishedAt *time.Time
 }
 
-const pushColumns = `id, tenant_id, collection_id, destination_id, remote_dir, state, attempts, error, created_at, finished_at`
+const pushColumns = `id, tenant_id, collection_id, destination_id, submission_id, channel_id, notify_chat_id, remote_dir, state,
+	attempts, error, created_at, finished_at`
 
 func scanPush(row interface{ Scan(...any) error }) (Push, error) {
 	var p Push
 	var fin sql.NullTime
-	err := row.Scan(&p.ID, &p.TenantID, &p.CollectionID, &p.DestinationID, &p.RemoteDir, &p.State, &p.Attempts, &p.Error,
-		&p.CreatedAt, &fin)
+	var sub, ch uuid.NullUUID
+	err := row.Scan(&p.ID, &p.TenantID, &p.CollectionID, &p.DestinationID, &sub, &ch, &p.NotifyChatID, &p.RemoteDir, &p.State,
+		&p.Attempts, &p.Error, &p.CreatedAt, &fin)
 	p.CreatedAt, p.FinishedAt = p.CreatedAt.UTC(), nullTime(fin)
+	if sub.Valid {
+		p.SubmissionID = &sub.UUID
+	}
+	if ch.Valid {
+		p.ChannelID = &ch.UUID
+	}
 	return p, err
 }
 
-// PushInsert records a queued push.
+// PushInsert records a queued push; a second push of the same submission
+// to the same destination is ErrConflict.
 func (tx *Tx) PushInsert(ctx context.Context, p Push) (Push, error) {
 	p.ID = uuid.Must(uuid.NewV7())
 	p.State, p.CreatedAt = PushQueued, tx.now()
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO cloud_pushes (id, tenant_id, collection_id, destination_id, remote_dir, state,
-			created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		p.ID, p.TenantID, p.CollectionID, p.DestinationID, p.RemoteDir, p.State, p.CreatedAt)
+	_, err := tx.tx.ExecContext(ctx, `INSERT INTO cloud_pushes (id, tenant_id, collection_id, destination_id, submission_id,
+			channel_id, notify_chat_id, remote_dir, state, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		p.ID, p.TenantID, p.CollectionID, p.DestinationID, nullUUID(p.SubmissionID), nullUUID(p.ChannelID), p.NotifyChatID,
+		p.RemoteDir, p.State, p.CreatedAt)
 	return p, wrap(tx.d, "insert push", err)
 }
 
@@ -234,28 +249,58 @@ func (tx *Tx) UploadSet(ctx context.Context, u Upload) error {
 // UploadList lists a push's files by name.
 func (s *Store) UploadList(ctx context.Context, tenantID, pushID uuid.UUID) (out []Upload, err error) {
 	err = s.view(ctx, func(q querier) error {
-		rows, err := q.QueryContext(ctx, `SELECT push_id, tenant_id, file_name, remote_path, bytes, state, error, created_at, finished_at
-			FROM cloud_uploads WHERE tenant_id = $1 AND push_id = $2 ORDER BY file_name`, tenantID, pushID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var u Upload
-			var fin sql.NullTime
-			if err := rows.Scan(&u.PushID, &u.TenantID, &u.FileName, &u.RemotePath, &u.Bytes, &u.State, &u.Error, &u.CreatedAt, &fin); err != nil {
-				return err
-			}
-			u.FinishedAt = nullTime(fin)
-			out = append(out, u)
-		}
-		return rows.Err()
+		out, err = uploadList(ctx, q, s.d, tenantID, pushID)
+		return err
 	})
-	return out, wrap(s.d, "list uploads", err)
+	return out, err
+}
+
+func uploadList(ctx context.Context, q querier, d dialect, tenantID, pushID uuid.UUID) ([]Upload, error) {
+	rows, err := q.QueryContext(ctx, `SELECT push_id, tenant_id, file_name, remote_path, bytes, state, error, created_at, finished_at
+		FROM cloud_uploads WHERE tenant_id = $1 AND push_id = $2 ORDER BY file_name`, tenantID, pushID)
+	if err != nil {
+		return nil, wrap(d, "list uploads", err)
+	}
+	defer rows.Close()
+	var out []Upload
+	for rows.Next() {
+		var u Upload
+		var fin sql.NullTime
+		if err := rows.Scan(&u.PushID, &u.TenantID, &u.FileName, &u.RemotePath, &u.Bytes, &u.State, &u.Error, &u.CreatedAt, &fin); err != nil {
+			return nil, wrap(d, "list uploads", err)
+		}
+		u.FinishedAt = nullTime(fin)
+		out = append(out, u)
+	}
+	return out, wrap(d, "list uploads", rows.Err())
 }
 
 // PushSetDir records the folder a push writes to.
 func (tx *Tx) PushSetDir(ctx context.Context, tenantID, id uuid.UUID, dir string) error {
 	_, err := tx.tx.ExecContext(ctx, `UPDATE cloud_pushes SET remote_dir = $3 WHERE tenant_id = $1 AND id = $2`, tenantID, id, dir)
 	return wrap(tx.d, "set push folder", err)
+}
+
+// PushGet reads one of the tenant's pushes inside the transaction.
+func (tx *Tx) PushGet(ctx context.Context, tenantID, id uuid.UUID) (Push, error) {
+	p, err := scanPush(tx.tx.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM cloud_pushes WHERE tenant_id = $1 AND id = $2`, tenantID, id))
+	return p, wrap(tx.d, "get push", err)
+}
+
+// PushGetBySubmission finds the push of a submission to a destination.
+func (tx *Tx) PushGetBySubmission(ctx context.Context, tenantID, submissionID, destinationID uuid.UUID) (Push, error) {
+	p, err := scanPush(tx.tx.QueryRowContext(ctx, `SELECT `+pushColumns+` FROM cloud_pushes
+		WHERE tenant_id = $1 AND submission_id = $2 AND destination_id = $3`, tenantID, submissionID, destinationID))
+	return p, wrap(tx.d, "get push of a submission", err)
+}
+
+// DestinationGet finds a destination by id inside the transaction.
+func (tx *Tx) DestinationGet(ctx context.Context, id uuid.UUID) (Destination, error) {
+	d, err := scanDestination(tx.tx.QueryRowContext(ctx, `SELECT `+destinationColumns+` FROM cloud_destinations WHERE id = $1`, id))
+	return d, wrap(tx.d, "get destination", err)
+}
+
+// UploadList lists a push's files by name inside the transaction.
+func (tx *Tx) UploadList(ctx context.Context, tenantID, pushID uuid.UUID) ([]Upload, error) {
+	return uploadList(ctx, tx.tx, tx.d, tenantID, pushID)
 }

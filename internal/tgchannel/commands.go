@@ -99,6 +99,7 @@ func newRegistry() *registry {
 			{name: "accounts", descKey: "cmd.accounts", privateOnly: true, run: (*job).cmdAccounts},
 			{name: "account_remove", descKey: "cmd.account_remove", privateOnly: true, run: (*job).cmdAccountRemove},
 			{name: "cancel", args: "[LINK]", descKey: "cmd.cancel", maxArgs: 1, privateOnly: true, run: (*job).cmdCancel},
+			{name: "download", args: "[DESTINATION] LINK", descKey: "cmd.download", minArgs: 1, maxArgs: 2, privateOnly: true, run: (*job).cmdDownload},
 			{name: "pin", args: "[LINK]", descKey: "cmd.pin", maxArgs: 1, privateOnly: true, run: (*job).cmdPin},
 			{name: "usage", descKey: "cmd.usage", run: (*job).cmdUsage},
 			{name: "token", descKey: "cmd.token", privateOnly: true, run: (*job).cmdToken},

@@ -52,13 +52,23 @@ type world struct {
 
 func newWorld(t *testing.T, opts ...runtime.Option) *world {
 	t.Helper()
+	return newWorldEnv(t, nil, opts...)
+}
+
+// newWorldEnv is newWorld with more of core's environment.
+func newWorldEnv(t *testing.T, more map[string]string, opts ...runtime.Option) *world {
+	t.Helper()
 	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
-	cfg := testcore.Config(t, map[string]string{
+	env := map[string]string{
 		"MONITOR_CHANNEL_ADDR":   "127.0.0.1:0",
 		"MONITOR_CHANNEL_SECRET": secret,
 		"MONITOR_FXTWITTER_URL":  fx.URL(),
 		"MONITOR_TME_URL":        tme.URL(),
-	})
+	}
+	for k, v := range more {
+		env[k] = v
+	}
+	cfg := testcore.Config(t, env)
 	core := testcore.Run(t, cfg, opts...)
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -211,7 +221,7 @@ func TestPhotoPostArrivesAsOneAlbumThenTextWithButtons(t *testing.T) {
 	for _, c := range w.bot.Commands() {
 		names = append(names, c.Command)
 	}
-	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "cancel", "pin", "usage", "token", "web"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "cancel", "download", "pin", "usage", "token", "web"}, names)
 	zh := w.bot.CommandsFor("zh")
 	require.Len(t, zh, len(names), "the menu in Chinese for Chinese clients")
 	require.Equal(t, "list", zh[2].Command)

@@ -1,6 +1,10 @@
 package tgchannel_test
 
 import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +90,34 @@ func TestPinPinsTheCopyInTheBoundChannel(t *testing.T) {
 
 	w.bot.PushPrivateMessage(alice, "/pin https://x.com/archivist_demo/status/1")
 	require.Contains(t, w.nthMessage(alice.ID, n+1, "the unknown pin").Text, "you have not archived")
+}
+
+// /download archives the link and uploads it to the person's cloud
+// destination instead of sending it; the bot says when it is up.
+func TestDownloadUploadsToTheCloudDestination(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("rclone"); err != nil {
+		t.Skip("rclone is not installed; /download needs it")
+	}
+	w := newWorldEnv(t, map[string]string{"MONITOR_MASTER_KEY": "test-master-key-0123456789"})
+	w.start()
+	w.bot.PushPrivateMessage(alice, "/download "+photosPost)
+	require.Contains(t, w.nthMessage(alice.ID, 0, "the refusal").Text, "may not upload to a cloud drive")
+
+	ctx := context.Background()
+	root := t.TempDir()
+	a := w.core.App()
+	_, err := a.AddDestination(ctx, "test", "drive", "local:"+root, []byte("[local]\ntype = local\n"))
+	require.NoError(t, err)
+	require.NoError(t, a.AllowDestination(ctx, "test", "drive", fmt.Sprintf("tg%d", alice.ID), true))
+	w.bot.PushPrivateMessage(alice, "/download "+photosPost)
+	require.Equal(t, "☁️ Archiving "+photosPost+"; it goes up to drive once archived, and you are told here.",
+		w.nthMessage(alice.ID, 1, "the answer").Text)
+	done := w.nthMessage(alice.ID, 2, "the upload notice")
+	require.Contains(t, done.Text, "☁️ Uploaded "+photosPost+" to drive: 3 file(s)")
+	dir := strings.TrimSuffix(done.Text[strings.LastIndex(done.Text, " in ")+4:], ".")
+	md, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.md"))
+	require.NoError(t, err)
+	require.Len(t, md, 1)
+	require.Empty(t, w.calls(alice.ID, "sendMediaGroup"), "nothing sent to the chat")
 }

@@ -129,6 +129,8 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 		err = j.approvalNotice(wctx)
 	case w.Kind == channelapi.WorkAccount:
 		err = j.accountDone(wctx)
+	case w.Kind == channelapi.WorkPush:
+		err = j.pushNotice(wctx)
 	default:
 		err = &failWork{reason: fmt.Sprintf("this channel does not know work of kind %q", w.Kind)}
 	}

@@ -96,12 +96,17 @@ CREATE UNIQUE INDEX tenant_destinations_default_key ON tenant_destinations (tena
 
 -- A push of a collection's current revision to a destination (a River
 -- job does it, with retries), and each file it uploads: its remote path,
--- bytes, state (uploading, succeeded, failed) and error.
+-- bytes, state (uploading, succeeded, failed) and error. A push the bot's
+-- /download made waits for its submission's capture (submission_id) and
+-- tells the person in notify_chat_id of channel_id how it ended.
 CREATE TABLE cloud_pushes (
     id             TEXT PRIMARY KEY,
     tenant_id      TEXT NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
     collection_id  TEXT NOT NULL,
     destination_id TEXT NOT NULL REFERENCES cloud_destinations (id) ON DELETE CASCADE,
+    submission_id  TEXT REFERENCES submissions (id) ON DELETE CASCADE,
+    channel_id     TEXT REFERENCES channels (id) ON DELETE CASCADE,
+    notify_chat_id TEXT NOT NULL DEFAULT '',
     remote_dir     TEXT NOT NULL,
     state          TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
     attempts       INTEGER NOT NULL DEFAULT 0,
@@ -111,6 +116,7 @@ CREATE TABLE cloud_pushes (
 );
 
 CREATE INDEX cloud_pushes_tenant_idx ON cloud_pushes (tenant_id, created_at);
+CREATE UNIQUE INDEX cloud_pushes_submission_key ON cloud_pushes (submission_id, destination_id) WHERE submission_id IS NOT NULL;
 
 CREATE TABLE cloud_uploads (
     id          TEXT PRIMARY KEY,
