@@ -625,9 +625,15 @@ const rcloneTimeout = 10 * time.Minute
 
 // copyTo uploads one file; an error carries rclone's stderr, redacted.
 func (r *rclone) copyTo(ctx context.Context, local, remote string) error {
+	return r.run(ctx, "copyto", local, remote)
+}
+
+// run runs one rclone command (copyto a file, copy a folder) from local
+// to remote; an error carries rclone's stderr, redacted.
+func (r *rclone) run(ctx context.Context, verb, local, remote string) error {
 	ctx, cancel := context.WithTimeout(ctx, rcloneTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, "copyto", "--config", r.config, "--retries", "1", "--low-level-retries", "1",
+	cmd := exec.CommandContext(ctx, r.bin, verb, "--config", r.config, "--retries", "1", "--low-level-retries", "1",
 		"--contimeout", "10s", "--timeout", "60s", "--", local, remote)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Dir(r.config)}
 	var stderr bytes.Buffer
@@ -678,4 +684,62 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// UploadFolder copies a local folder (an export) into a destination, under
+// sub (a path below the destination's own; "" = right there), with rclone;
+// it answers where it went.
+func (a *App) UploadFolder(ctx context.Context, actor, destination, sub, dir string) (string, error) {
+	var dest store.Destination
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		dest, err = tx.DestinationGetByName(ctx, destination)
+		if isNotFound(err) {
+			return errorf(ErrNotFound, "no destination named %s (monitor admin destination list)", clip(destination, 40))
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	sub = strings.Trim(path.Clean("/"+sub), "/")
+	if strings.HasPrefix(sub, "..") {
+		return "", errorf(ErrInvalid, "the path below a destination may not climb out of it")
+	}
+	box, err := a.destinationBox()
+	if err != nil {
+		return "", err
+	}
+	config, err := box.open(dest.ConfigSealed, "destination:"+dest.Name)
+	if err != nil {
+		return "", fmt.Errorf("destination %s: the rclone config %v; add it again", dest.Name, err)
+	}
+	tmp, err := os.MkdirTemp("", "monitor-rclone-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	rc, err := newRclone(a.rclone, config, tmp)
+	if err != nil {
+		return "", err
+	}
+	defer rc.close()
+	remote := dest.Remote
+	if sub != "" {
+		remote = strings.TrimRight(remote, "/") + "/" + sub
+		if strings.HasSuffix(dest.Remote, ":") {
+			remote = dest.Remote + sub
+		}
+	}
+	if err := rc.run(ctx, "copy", dir, remote); err != nil {
+		a.LogError(ctx, ErrorRecord{Source: SourceCloud, Stage: "upload", Message: "copying an export to a destination failed",
+			Detail: err.Error(), Context: map[string]string{"destination": dest.Name}})
+		return "", fmt.Errorf("copying to %s: %w", dest.Name, err)
+	}
+	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		return audit(ctx, tx, actor, "destination.upload", "destination:"+dest.Name, nil, map[string]any{"path": sub})
+	}); err != nil {
+		return "", err
+	}
+	return dest.Name + ":" + sub, nil
 }
