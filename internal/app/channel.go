@@ -311,6 +311,9 @@ type Delivery struct {
 	// Copy is set for a copy item: ChatID is the bound chat, and the
 	// result goes there as a copy (no status message, no buttons).
 	Copy *CopyTarget
+	// WebURL is the item's page in the web library (ready only; "" when
+	// the library's address is not known).
+	WebURL string
 }
 
 // ChannelCacheKey names a media file as sent through one channel account:

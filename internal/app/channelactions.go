@@ -427,6 +427,9 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 	item.State = c.State
 	item.Summary = RenderSummary(item.Summary, j.lang)
 	d.State, d.Item, d.Public = DeliveryReady, &item, public
+	if base, err := a.webBaseURL(j.ctx); err == nil {
+		d.WebURL = strings.TrimRight(base, "/") + "/c/" + item.ID.String()
+	}
 	if c.State == store.CapturePartial {
 		d.Error = c.Error
 	}

@@ -714,6 +714,10 @@ type Delivery struct {
 	Collection *Collection `json:"collection,omitempty"`
 	// Copy is set for a WorkCopy item: the bound chat it copies to.
 	Copy *Binding `json:"copy,omitempty"`
+	// WebURL is the item's page in the web library (ready only; "" when
+	// core does not know the library's address), which a channel links
+	// for media it cannot send.
+	WebURL string `json:"web_url,omitempty"`
 }
 
 // Binding states and unbind reasons.

@@ -169,7 +169,7 @@ func deliveryOf(d app.Delivery) channelapi.Delivery {
 	w := channelapi.Delivery{State: d.State, Progress: d.Progress, Stage: d.Stage, MediaIndex: d.MediaIndex,
 		MediaTotal: d.MediaTotal, SubmissionID: d.SubmissionID, ChatID: d.ChatID,
 		StatusMessageID: d.StatusMessageID, ReplyToMessageID: d.ReplyToMessageID, InputURL: d.InputURL,
-		CaptureState: d.CaptureState, Error: d.Error, Public: d.Public}
+		CaptureState: d.CaptureState, Error: d.Error, Public: d.Public, WebURL: d.WebURL}
 	if d.Item != nil {
 		item := itemOf(*d.Item)
 		w.Item = &item

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,9 +21,27 @@ import (
 // Bot API upload limits.
 const (
 	maxPhotoBytes  = 10 << 20 // larger photos go as documents
-	maxUploadBytes = 50 << 20 // larger files cannot be sent by a bot
-	maxAlbum       = 10
+	maxUploadBytes = 50 << 20 // larger files cannot be sent by a bot through api.telegram.org
+	// localUploadBytes is what a local telegram-bot-api server takes.
+	localUploadBytes = 2000 << 20
+	maxAlbum         = 10
 )
+
+// officialAPI is Telegram's own Bot API.
+const officialAPI = "https://api.telegram.org"
+
+// uploadLimit is the largest file the Bot API at apiURL takes: configured
+// (limit > 0), else 50 MB on Telegram's own and 2000 MB on any other, which
+// is a local telegram-bot-api server.
+func uploadLimit(apiURL string, limit int64) int64 {
+	switch {
+	case limit > 0:
+		return limit
+	case apiURL == "" || strings.TrimRight(apiURL, "/") == officialAPI:
+		return maxUploadBytes
+	}
+	return localUploadBytes
+}
 
 // pendingPause is how long a delivery waits before looking at a running
 // capture again.
@@ -190,7 +209,7 @@ func (dl *delivery) send(ctx context.Context) error {
 	media := dl.d.Item.Media
 	dl.reps = make([]string, len(media))
 	for i, m := range media {
-		dl.reps[i] = representation(m)
+		dl.reps[i] = representation(m, dl.j.ch.maxUpload)
 	}
 	if p.Mode == "" {
 		switch n := dl.sendable(); {
@@ -304,13 +323,33 @@ func (dl *delivery) skipped(i int) bool {
 	return false
 }
 
-// notes are the lines a result adds about media it could not send.
+// notes are the lines a result adds about media it could not send: those
+// too large for the Bot API, with a link to the item's page in the web
+// library (not in a copy, whose readers cannot open it), and those
+// Telegram refused.
 func (dl *delivery) notes() []string {
 	n := len(dl.reps) - dl.sendable()
 	if n == 0 {
 		return nil
 	}
-	return []string{dl.j.lang.t("result.unsent", n)}
+	large := 0
+	for _, m := range dl.d.Item.Media {
+		if m.Size > dl.j.ch.maxUpload {
+			large++
+		}
+	}
+	var out []string
+	limit := strconv.FormatInt(dl.j.ch.maxUpload>>20, 10) + " MB" // as Telegram words its limit
+	switch {
+	case large > 0 && dl.d.WebURL != "" && dl.d.Copy == nil:
+		out = append(out, dl.j.lang.t("result.too_large_link", large, limit, dl.d.WebURL))
+	case large > 0:
+		out = append(out, dl.j.lang.t("result.too_large", large, limit))
+	}
+	if n > large {
+		out = append(out, dl.j.lang.t("result.unsent", n-large))
+	}
+	return out
 }
 
 // resultText is the result's text: a copy's with a footer linking the
@@ -519,9 +558,9 @@ func (dl *delivery) removeStatus(ctx context.Context) error {
 }
 
 // representation says how a media file goes to Telegram, "" when it
-// cannot (too large for a bot).
-func representation(m channelapi.Media) string {
-	if m.Size > maxUploadBytes {
+// cannot (larger than limit, what the Bot API takes from a bot).
+func representation(m channelapi.Media, limit int64) string {
+	if m.Size > limit {
 		return ""
 	}
 	switch m.Kind {

@@ -48,6 +48,9 @@ type world struct {
 	runs atomic.Int32
 	// dbPath is the core's SQLite file, which settle reads.
 	dbPath string
+	// uploadLimit is the channel's Config.UploadLimit (0: the fake counts
+	// as a local Bot API server, which takes 2000 MB).
+	uploadLimit int64
 }
 
 func newWorld(t *testing.T, opts ...runtime.Option) *world {
@@ -94,7 +97,7 @@ func (w *world) startWith(hc *http.Client, log *slog.Logger) (stop func()) {
 	go func() {
 		done <- tgchannel.Run(ctx, tgchannel.Config{
 			Token: w.bot.Token(), APIURL: w.bot.URL(), Core: w.api, HTTPClient: hc,
-			Log: log, Owner: "test-run-" + string(rune('0'+n)),
+			Log: log, Owner: "test-run-" + string(rune('0'+n)), UploadLimit: w.uploadLimit,
 		})
 	}()
 	var stopped atomic.Bool

@@ -395,6 +395,14 @@ var catalog = map[string]map[locale]string{
 		langEN: "⚠️ %d media file(s) could not be sent here (too large or refused by Telegram); they are kept in your archive.",
 		langZH: "⚠️ 有 %d 个媒体文件无法在这里发送（太大或被 Telegram 拒绝）；它们仍保存在你的收藏中。",
 	},
+	"result.too_large": {
+		langEN: "⚠️ %d media file(s) are larger than the %s a bot may send here; they are kept in the archive.",
+		langZH: "⚠️ 有 %d 个媒体文件超过了机器人在这里可发送的 %s；它们仍保存在存档中。",
+	},
+	"result.too_large_link": {
+		langEN: "⚠️ %d media file(s) are larger than the %s a bot may send here; see them in your library: %s",
+		langZH: "⚠️ 有 %d 个媒体文件超过了机器人在这里可发送的 %s；请在你的收藏库中查看：%s",
+	},
 	"result.missing": {langEN: "the archived post is missing", langZH: "存档的帖子不见了"},
 
 	// How long until something lifts.
