@@ -1,0 +1,86 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/monitorhq/monitor/internal/app"
+)
+
+// bindThroughBot binds two channels for Telegram user 7 the way the bot
+// does (an update, its work item, ChannelBind) and unbinds the second one;
+// it answers the tenant's name.
+func bindThroughBot(t *testing.T, a *app.App) string {
+	t.Helper()
+	ctx := context.Background()
+	h, err := a.ChannelHello(ctx, app.ChannelInstance{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+	require.NoError(t, err)
+	_, err = a.ChannelPollLease(ctx, app.ChannelPollLeaseRequest{ChannelID: h.ChannelID, Owner: "poller"})
+	require.NoError(t, err)
+	_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: h.ChannelID, Owner: "poller", NextOffset: 2,
+		Updates: []app.ChannelUpdate{{UpdateID: 1, Kind: app.ChannelUpdateMessage, From: app.ChannelUser{ID: 7, Username: "alice"},
+			ChatID: 7, ChatType: "private", MessageID: 1, Text: "/bind @harbour_notes"}}})
+	require.NoError(t, err)
+	work, err := a.ChannelClaim(ctx, app.ChannelClaimRequest{ChannelID: h.ChannelID, Owner: "bot", Max: 5})
+	require.NoError(t, err)
+	require.Len(t, work, 1)
+	tenant := work[0].Tenant.Name
+	two := 2
+	_, err = a.UpdateTenant(ctx, "test", tenant, app.TenantChange{ChannelLimit: &two, Status: ptr("enabled")})
+	require.NoError(t, err)
+	_, err = a.ChannelBind(ctx, work[0].ID, app.ChannelBindRequest{Owner: "bot", ChatID: -1001234567890, ChatType: "channel",
+		Username: "harbour_notes", Title: "Harbour notes"})
+	require.NoError(t, err)
+	_, err = a.ChannelBind(ctx, work[0].ID, app.ChannelBindRequest{Owner: "bot", ChatID: -1009876543210, ChatType: "supergroup",
+		Title: "Night shift"})
+	require.NoError(t, err)
+	_, err = a.ChannelUnbind(ctx, work[0].ID, "bot", "2")
+	require.NoError(t, err)
+	return tenant
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// The Channels page lists the bound channels, those unbound with why, and
+// the cloud drives the operator gave the person; the admin console's
+// tenant page shows the same and sets the channel limit.
+func TestChannelsPages(t *testing.T) {
+	t.Parallel()
+	l := newAdminLive(t)
+	ctx := context.Background()
+	tenant := bindThroughBot(t, l.App())
+	_, err := l.App().AddDestination(ctx, "test", "drive", "local:"+t.TempDir(), []byte("[local]\ntype = local\n"))
+	require.NoError(t, err)
+	require.NoError(t, l.App().AllowDestination(ctx, "test", "drive", tenant, true))
+
+	alice := l.visitor(t, tenant, false)
+	p := alice.get("/channels")
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.Body, `<a href="/channels" aria-current="page">Channels</a>`)
+	require.Contains(t, p.Body, "<strong>Harbour notes</strong> <span class=\"muted\">@harbour_notes · channel</span>")
+	require.Contains(t, p.Body, "<code>-1001234567890</code>")
+	require.Contains(t, p.Body, "<strong>Night shift</strong>")
+	require.Contains(t, p.Body, "unbound by you")
+	require.Contains(t, p.Body, `<strong>drive</strong> <span class="badge">default</span>`)
+	require.NotContains(t, p.Body, "local:", "a tenant never sees the remote")
+	alice.lang = "zh-CN"
+	require.Contains(t, alice.get("/channels").Body, "已绑定的频道")
+
+	root := l.visitor(t, "root", true)
+	p = root.get("/admin/tenants/" + url.PathEscape(tenant))
+	require.Equal(t, http.StatusOK, p.Status, p.Body)
+	require.Contains(t, p.Body, "Harbour notes")
+	require.Contains(t, p.Body, "unbound by you")
+	require.Contains(t, p.Body, `name="channels" inputmode="numeric" value="2"`)
+	require.Contains(t, p.Body, "drive <code>local:")
+	p = root.post("/admin/tenants/"+url.PathEscape(tenant)+"/limits", url.Values{"interval": {"0"}, "daily": {"0"}, "concurrent": {"0"},
+		"quota": {""}, "channels": {"3"}})
+	require.Equal(t, http.StatusSeeOther, p.Status, p.Body)
+	tv, err := l.App().TenantShow(ctx, tenant)
+	require.NoError(t, err)
+	require.Equal(t, 3, tv.ChannelLimit)
+}
