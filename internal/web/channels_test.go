@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
@@ -83,4 +85,40 @@ func TestChannelsPages(t *testing.T) {
 	tv, err := l.App().TenantShow(ctx, tenant)
 	require.NoError(t, err)
 	require.Equal(t, 3, tv.ChannelLimit)
+}
+
+// TestChannelsBrowser shows the Channels page and the admin tenant page's
+// bindings in a browser, dark, on a phone: nothing wider than the screen.
+func TestChannelsBrowser(t *testing.T) {
+	t.Parallel()
+	findChromium(t)
+	l := newAdminLive(t)
+	ctx := context.Background()
+	tenant := bindThroughBot(t, l.App())
+	_, err := l.App().AddDestination(ctx, "test", "drive", "local:"+t.TempDir(), []byte("[local]\ntype = local\n"))
+	require.NoError(t, err)
+	require.NoError(t, l.App().AllowDestination(ctx, "test", "drive", tenant, true))
+	_, err = l.App().CreateTenant(ctx, "test", "root", nil)
+	require.NoError(t, err)
+	for _, name := range []string{tenant, "root"} {
+		tv, err := l.App().TenantByName(ctx, name)
+		require.NoError(t, err)
+		require.NoError(t, l.App().SetWebPreferences(ctx, tv.ID, app.WebPreferences{Theme: "dark"}))
+	}
+	for _, v := range []struct {
+		tenant, path, wait, shot string
+		admin                    bool
+	}{
+		{tenant, "/channels", "ul.bindings", "channels-dark-390", false},
+		{"root", "/admin/tenants/" + url.PathEscape(tenant), "table.bindings", "admin-tenant-bindings-dark-390", true},
+	} {
+		b := newBrowser(t, "en", 390, 844)
+		link, _, err := l.App().CreateLoginLink(ctx, "test", v.tenant, v.admin, 0)
+		require.NoError(t, err)
+		b.do(chromedp.Navigate(l.base+link[strings.Index(link, "/login/"):]), chromedp.WaitVisible(chromedp.CSS("form.capture")))
+		b.do(chromedp.Navigate(l.base+v.path), chromedp.WaitVisible(chromedp.CSS(v.wait)))
+		require.Contains(t, b.text(), "Harbour notes")
+		b.screenshot(v.shot)
+		require.LessOrEqual(t, eval[float64](b, `document.documentElement.scrollWidth`), 390.0, "nothing wider than the phone")
+	}
 }
