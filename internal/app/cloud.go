@@ -80,6 +80,19 @@ func (a *App) destinationBox() (*secretBox, error) {
 	return box, nil
 }
 
+// destinationConfig opens a destination's sealed rclone config.
+func (a *App) destinationConfig(dest store.Destination) (string, error) {
+	box, err := a.destinationBox()
+	if err != nil {
+		return "", err
+	}
+	config, err := box.open(dest.ConfigSealed, "destination:"+dest.Name)
+	if err != nil {
+		return "", fmt.Errorf("destination %s: the rclone config %v; add it again", dest.Name, err)
+	}
+	return config, nil
+}
+
 // AddDestination defines a destination: name, an rclone remote:path, and
 // the rclone config that defines the remote (sealed; never shown again).
 func (a *App) AddDestination(ctx context.Context, actor, name, remote string, config []byte) (DestinationView, error) {
@@ -128,10 +141,7 @@ func (a *App) Destinations(ctx context.Context) ([]DestinationView, error) {
 // RemoveDestination removes a destination, with its record of pushes.
 func (a *App) RemoveDestination(ctx context.Context, actor, name string) error {
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		d, err := tx.DestinationGetByName(ctx, name)
-		if isNotFound(err) {
-			return errorf(ErrNotFound, "no destination named %s", clip(name, 40))
-		}
+		d, err := destinationByName(ctx, tx, name)
 		if err != nil {
 			return err
 		}
@@ -151,10 +161,7 @@ func (a *App) AllowDestination(ctx context.Context, actor, name, tenantName stri
 	}
 	ctx = store.WithTenant(ctx, t.ID)
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		d, err := tx.DestinationGetByName(ctx, name)
-		if isNotFound(err) {
-			return errorf(ErrNotFound, "no destination named %s", clip(name, 40))
-		}
+		d, err := destinationByName(ctx, tx, name)
 		if err != nil {
 			return err
 		}
@@ -164,6 +171,15 @@ func (a *App) AllowDestination(ctx context.Context, actor, name, tenantName stri
 		return audit(ctx, tx, actor, "destination.allow", "destination:"+name, nil,
 			map[string]any{"tenant": t.Name, "default": isDefault})
 	})
+}
+
+// destinationByName finds a destination, or says there is none.
+func destinationByName(ctx context.Context, tx *store.Tx, name string) (store.Destination, error) {
+	d, err := tx.DestinationGetByName(ctx, name)
+	if isNotFound(err) {
+		return d, errorf(ErrNotFound, "no destination named %s (monitor admin destination list)", clip(name, 40))
+	}
+	return d, err
 }
 
 // TenantDestinations lists the destinations a tenant may push to.
@@ -484,13 +500,9 @@ func (a *App) runPush(ctx context.Context, tenantID, id uuid.UUID, attempt int) 
 	}); err != nil {
 		return err
 	}
-	box, err := a.destinationBox()
+	config, err := a.destinationConfig(dest)
 	if err != nil {
 		return err
-	}
-	config, err := box.open(dest.ConfigSealed, "destination:"+dest.Name)
-	if err != nil {
-		return fmt.Errorf("destination %s: the rclone config %v; add it again", dest.Name, err)
 	}
 	stage, err := os.MkdirTemp("", "monitor-push-")
 	if err != nil {
@@ -693,10 +705,7 @@ func (a *App) UploadFolder(ctx context.Context, actor, destination, sub, dir str
 	var dest store.Destination
 	err := a.store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
-		dest, err = tx.DestinationGetByName(ctx, destination)
-		if isNotFound(err) {
-			return errorf(ErrNotFound, "no destination named %s (monitor admin destination list)", clip(destination, 40))
-		}
+		dest, err = destinationByName(ctx, tx, destination)
 		return err
 	})
 	if err != nil {
@@ -706,13 +715,9 @@ func (a *App) UploadFolder(ctx context.Context, actor, destination, sub, dir str
 	if strings.HasPrefix(sub, "..") {
 		return "", errorf(ErrInvalid, "the path below a destination may not climb out of it")
 	}
-	box, err := a.destinationBox()
+	config, err := a.destinationConfig(dest)
 	if err != nil {
 		return "", err
-	}
-	config, err := box.open(dest.ConfigSealed, "destination:"+dest.Name)
-	if err != nil {
-		return "", fmt.Errorf("destination %s: the rclone config %v; add it again", dest.Name, err)
 	}
 	tmp, err := os.MkdirTemp("", "monitor-rclone-")
 	if err != nil {

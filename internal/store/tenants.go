@@ -75,8 +75,11 @@ func scanTenant(row interface{ Scan(...any) error }) (Tenant, error) {
 	return t, err
 }
 
+// DefaultChannelLimit is how many channels a new tenant may bind.
+const DefaultChannelLimit = 1
+
 // TenantInsert creates a tenant; a taken name is ErrConflict. Zero ID and
-// times are filled in.
+// times are filled in, and a zero ChannelLimit is DefaultChannelLimit.
 func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
 	if t.ID == uuid.Nil {
 		t.ID = uuid.Must(uuid.NewV7())
@@ -85,12 +88,15 @@ func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
 		t.CreatedAt = tx.now()
 	}
 	t.UpdatedAt = t.CreatedAt
+	if t.ChannelLimit == 0 {
+		t.ChannelLimit = DefaultChannelLimit
+	}
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO tenants (id, name, kind, status, quota_bytes, reserved_bytes, submit_interval_seconds, daily_limit,
-			concurrent_limit, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			concurrent_limit, created_at, updated_at, channel_limit)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		t.ID, t.Name, t.Kind, t.Status, t.QuotaBytes, t.ReservedBytes, t.SubmitIntervalSeconds, t.DailyLimit,
-		t.ConcurrentLimit, t.CreatedAt, t.UpdatedAt)
+		t.ConcurrentLimit, t.CreatedAt, t.UpdatedAt, t.ChannelLimit)
 	return t, wrap(tx.d, "insert tenant", err)
 }
 

@@ -150,15 +150,7 @@ func renderUsage(l locale, u channelapi.UsageReply) string {
 func resultText(l locale, d channelapi.Delivery, notes []string) string {
 	it := d.Item
 	var b strings.Builder
-	if it.AuthorName != "" {
-		b.WriteString("👤 " + it.AuthorName + "\n\n")
-	}
-	if t := strings.TrimSpace(it.Text); t != "" {
-		b.WriteString(t + "\n\n")
-	}
-	if t := formatTime(it.PublishedAt); t != "" {
-		b.WriteString("🕒 " + t + "\n")
-	}
+	writePost(&b, it)
 	b.WriteString("🆔 " + it.ID.String())
 	if d.CaptureState == "partial" {
 		note := l.t("result.partial")
@@ -173,11 +165,9 @@ func resultText(l locale, d channelapi.Delivery, notes []string) string {
 	return b.String()
 }
 
-// copyText is a result as copied to a bound channel: the author, the
-// text and the time, then a footer linking the original.
-func copyText(l locale, d channelapi.Delivery, notes []string) string {
-	it := d.Item
-	var b strings.Builder
+// writePost writes what a result shows of the post: the author, the text
+// and the publication time.
+func writePost(b *strings.Builder, it *channelapi.Item) {
 	if it.AuthorName != "" {
 		b.WriteString("👤 " + it.AuthorName + "\n\n")
 	}
@@ -187,6 +177,14 @@ func copyText(l locale, d channelapi.Delivery, notes []string) string {
 	if t := formatTime(it.PublishedAt); t != "" {
 		b.WriteString("🕒 " + t + "\n")
 	}
+}
+
+// copyText is a result as copied to a bound channel: the author, the
+// text and the time, then a footer linking the original.
+func copyText(l locale, d channelapi.Delivery, notes []string) string {
+	it := d.Item
+	var b strings.Builder
+	writePost(&b, it)
 	url := it.SourceURL
 	if !isWebURL(url) {
 		url = d.InputURL
