@@ -4,13 +4,17 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
 
 // bindThroughBot binds two channels for Telegram user 7 the way the bot
@@ -121,4 +125,40 @@ func TestChannelsBrowser(t *testing.T) {
 		b.screenshot(v.shot)
 		require.LessOrEqual(t, eval[float64](b, `document.documentElement.scrollWidth`), 390.0, "nothing wider than the phone")
 	}
+}
+
+// The item page's "Upload to cloud drive" pushes the post to one of the
+// tenant's drives (the default first in the list) and says so; with no
+// drive there is no button.
+func TestItemPushButton(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("rclone"); err != nil {
+		t.Skip("rclone is not installed; pushes need it")
+	}
+	core := testcore.New(t, testcore.Options{MasterKey: "web-push-test-master-key-0123456789"})
+	s := newSite(t, core, "alice", nil)
+	s.capture(photosPost)
+	page, err := core.App.Collections(context.Background(), s.tenant, 10, "")
+	require.NoError(t, err)
+	id := page.Items[0].ID.String()
+	require.NotContains(t, s.get("/c/"+id).Body, `action="/c/`+id+`/push"`)
+
+	ctx := context.Background()
+	root := t.TempDir()
+	for _, name := range []string{"drive", "nas"} {
+		_, err := core.App.AddDestination(ctx, "test", name, "local:"+filepath.Join(root, name), []byte("[local]\ntype = local\n"))
+		require.NoError(t, err)
+		require.NoError(t, core.App.AllowDestination(ctx, "test", name, "alice", name == "nas"))
+	}
+	body := s.get("/c/" + id).Body
+	require.Contains(t, body, `<form method="post" action="/c/`+id+`/push" class="push">`)
+	require.Contains(t, body, `<option value="nas" selected>nas</option>`)
+	p := s.post("/c/"+id+"/push", url.Values{"destination": {"drive"}})
+	require.Equal(t, http.StatusSeeOther, p.Status, p.Body)
+	require.Equal(t, "/c/"+id+"?pushed=drive", p.Location)
+	require.Contains(t, s.get(p.Location).Body, "Uploading to drive")
+	require.Eventually(t, func() bool {
+		mds, _ := filepath.Glob(filepath.Join(root, "drive", "x", "*", "*.md"))
+		return len(mds) == 1
+	}, 60*time.Second, 50*time.Millisecond)
 }

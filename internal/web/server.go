@@ -107,6 +107,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/submissions/{id}/more", signedIn, s.moreSubmission},
 		{http.MethodPost, "/submissions/{id}/stop", signedIn, s.stopSubmission},
 		{http.MethodPost, "/c/{id}/refresh", signedIn, s.refresh},
+		{http.MethodPost, "/c/{id}/push", signedIn, s.push},
 		{http.MethodPost, "/c/{id}/delete", signedIn, s.delete},
 		{http.MethodPost, "/c/{id}/restore", signedIn, s.restore},
 		{http.MethodGet, "/usage", signedIn, s.usage},
