@@ -431,7 +431,8 @@ func (a *App) ChannelDownload(ctx context.Context, id uuid.UUID, owner, url, des
 	if len(allowed) == 0 {
 		return PushView{}, errorf(ErrForbidden, "this account may not upload to a cloud drive; ask the operator")
 	}
-	res, err := a.Submit(j.ctx, SubmitRequest{TenantID: j.tenantID, URL: url, IdemKey: channelIdemKey(j.work.ID, "download:"+url)})
+	res, err := a.Submit(j.ctx, SubmitRequest{TenantID: j.tenantID, URL: url, IdemKey: channelIdemKey(j.work.ID, "download:"+url),
+		NoCopies: true})
 	if err != nil {
 		return PushView{}, err
 	}

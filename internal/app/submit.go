@@ -203,7 +203,7 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if err := recordStatusMessage(ctx, tx, req, sub); err != nil {
 			return err
 		}
-		if !spec.expands() {
+		if !spec.expands() && !req.NoCopies {
 			// A post goes to the tenant's bound channels too.
 			if err := queueCopies(ctx, tx, tenant.ID, sub.ID); err != nil {
 				return err

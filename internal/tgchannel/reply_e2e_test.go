@@ -93,7 +93,8 @@ func TestPinPinsTheCopyInTheBoundChannel(t *testing.T) {
 }
 
 // /download archives the link and uploads it to the person's cloud
-// destination instead of sending it; the bot says when it is up.
+// destination instead of sending it (to the chat or a bound channel); the
+// bot says when it is up.
 func TestDownloadUploadsToTheCloudDestination(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("rclone"); err != nil {
@@ -101,8 +102,9 @@ func TestDownloadUploadsToTheCloudDestination(t *testing.T) {
 	}
 	w := newWorldEnv(t, map[string]string{"MONITOR_MASTER_KEY": "test-master-key-0123456789"})
 	w.start()
+	w.bindArchive(0)
 	w.bot.PushPrivateMessage(alice, "/download "+photosPost)
-	require.Contains(t, w.nthMessage(alice.ID, 0, "the refusal").Text, "may not upload to a cloud drive")
+	require.Contains(t, w.nthMessage(alice.ID, 1, "the refusal").Text, "may not upload to a cloud drive")
 
 	ctx := context.Background()
 	root := t.TempDir()
@@ -112,12 +114,14 @@ func TestDownloadUploadsToTheCloudDestination(t *testing.T) {
 	require.NoError(t, a.AllowDestination(ctx, "test", "drive", fmt.Sprintf("tg%d", alice.ID), true))
 	w.bot.PushPrivateMessage(alice, "/download "+photosPost)
 	require.Equal(t, "☁️ Archiving "+photosPost+"; it goes up to drive once archived, and you are told here.",
-		w.nthMessage(alice.ID, 1, "the answer").Text)
-	done := w.nthMessage(alice.ID, 2, "the upload notice")
+		w.nthMessage(alice.ID, 2, "the answer").Text)
+	done := w.nthMessage(alice.ID, 3, "the upload notice")
 	require.Contains(t, done.Text, "☁️ Uploaded "+photosPost+" to drive: 3 file(s)")
 	dir := strings.TrimSuffix(done.Text[strings.LastIndex(done.Text, " in ")+4:], ".")
 	md, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.md"))
 	require.NoError(t, err)
 	require.Len(t, md, 1)
 	require.Empty(t, w.calls(alice.ID, "sendMediaGroup"), "nothing sent to the chat")
+	require.Empty(t, w.calls(archive.ID, "sendMessage"), "nor to the bound channel")
+	require.Empty(t, w.calls(archive.ID, "sendMediaGroup"))
 }
