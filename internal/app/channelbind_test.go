@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -225,4 +226,41 @@ func TestChannelCancelAndPin(t *testing.T) {
 		_, err = a.ChannelPin(ctx, links[alice].ID, "bot", 0, videoPost)
 		require.ErrorIs(t, err, app.ErrNotFound, "Alice bound nothing")
 	})
+}
+
+// BenchmarkSubmitArchivedPost is the cost of one more submission of a
+// post archived already, by a tenant with no bound channel and with three
+// (each submission then queues three copy items in its transaction).
+func BenchmarkSubmitArchivedPost(b *testing.B) {
+	for _, n := range []int{0, 3} {
+		b.Run(fmt.Sprintf("bindings=%d", n), func(b *testing.B) {
+			p := newPipeline(b, "sqlite", testLimits())
+			a, ctx := p.app, context.Background()
+			h, err := a.ChannelHello(ctx, app.ChannelInstance{Kind: "telegram", ExternalID: "1000", Name: "monitor_bot"})
+			require.NoError(b, err)
+			_, err = a.ChannelPollLease(ctx, app.ChannelPollLeaseRequest{ChannelID: h.ChannelID, Owner: poller})
+			require.NoError(b, err)
+			_, err = a.ChannelAcceptUpdates(ctx, app.ChannelUpdatesRequest{ChannelID: h.ChannelID, Owner: poller,
+				Updates: []app.ChannelUpdate{message(1, 7, "/bind")}, NextOffset: 2})
+			require.NoError(b, err)
+			work, err := a.ChannelClaim(ctx, app.ChannelClaimRequest{ChannelID: h.ChannelID, Owner: "bot", Max: 1})
+			require.NoError(b, err)
+			item := work[0]
+			limit, none := 3, app.TenantLimits{}
+			_, err = a.UpdateTenant(ctx, "test", item.Tenant.Name, app.TenantChange{ChannelLimit: &limit, Limits: &none})
+			require.NoError(b, err)
+			for i := range n {
+				_, err := a.ChannelBind(ctx, item.ID, app.ChannelBindRequest{Owner: "bot", ChatID: int64(-100500 - i), ChatType: "channel"})
+				require.NoError(b, err)
+			}
+			res, err := a.Submit(ctx, app.SubmitRequest{TenantID: item.Tenant.ID, URL: photosPost})
+			require.NoError(b, err)
+			p.wait(b, item.Tenant.ID, res.CaptureID)
+			for b.Loop() {
+				if _, err := a.Submit(ctx, app.SubmitRequest{TenantID: item.Tenant.ID, URL: photosPost}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
