@@ -138,11 +138,11 @@ func newTenantSetQuotaCmd(d *deps) *cobra.Command {
 
 func newTenantSetLimitsCmd(d *deps) *cobra.Command {
 	var interval time.Duration
-	var daily, concurrent int
+	var daily, concurrent, channels int
 	cmd := &cobra.Command{
-		Use:     "set-limits NAME [--interval 10s] [--daily 50] [--concurrent 2]",
-		Short:   "Set a tenant's submit interval, daily captures and captures at once (0 = no limit)",
-		Example: "  monitor admin tenant set-limits alice --interval 10s --daily 50 --concurrent 2",
+		Use:     "set-limits NAME [--interval 10s] [--daily 50] [--concurrent 2] [--channels 1]",
+		Short:   "Set a tenant's submit interval, daily captures and captures at once (0 = no limit), and how many channels it may bind",
+		Example: "  monitor admin tenant set-limits alice --interval 10s --daily 50 --concurrent 2\n  monitor admin tenant set-limits alice --channels 3",
 		Args:    exactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if interval < 0 || interval%time.Second != 0 || daily < 0 || concurrent < 0 {
@@ -163,11 +163,15 @@ func newTenantSetLimitsCmd(d *deps) *cobra.Command {
 				if cmd.Flags().Changed("concurrent") {
 					l.Concurrent = concurrent
 				}
-				t, err := a.UpdateTenant(cmd.Context(), app.ActorCLI, args[0], app.TenantChange{Limits: &l})
+				change := app.TenantChange{Limits: &l}
+				if cmd.Flags().Changed("channels") {
+					change.ChannelLimit = &channels
+				}
+				t, err := a.UpdateTenant(cmd.Context(), app.ActorCLI, args[0], change)
 				if err != nil {
 					return err
 				}
-				d.printf("tenant %s limits: %s\n", t.Name, limitsText(t.Limits))
+				d.printf("tenant %s limits: %s, channels %d\n", t.Name, limitsText(t.Limits), t.ChannelLimit)
 				return nil
 			})
 		},
@@ -175,6 +179,7 @@ func newTenantSetLimitsCmd(d *deps) *cobra.Command {
 	cmd.Flags().DurationVar(&interval, "interval", 0, "least time between two submits, e.g. 10s (0: no limit)")
 	cmd.Flags().IntVar(&daily, "daily", 0, "captures per operating day (0: no limit)")
 	cmd.Flags().IntVar(&concurrent, "concurrent", 0, "unfinished captures at once (0: no limit)")
+	cmd.Flags().IntVar(&channels, "channels", 1, "channels the tenant may bind with the bot's /bind (0: none)")
 	return cmd
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,7 +65,7 @@ func newImportCmd(d *deps) *cobra.Command {
 }
 
 func newExportCapsuleCmd(d *deps) *cobra.Command {
-	var tenant, out, query, flavor string
+	var tenant, out, query, flavor, to string
 	var includePrivate, zip, history bool
 	cmd := &cobra.Command{
 		Use:   "capsule --tenant NAME [-o DIR] [--include-private] [--zip] [--history] [--query Q]",
@@ -90,11 +92,16 @@ echoes/<YYYY>/<date>-<id>.md per post, files/images|videos|… named by
 key), by the rules of Ech0's own checker: the tenant's name as
 owner.username, the collection ids as echo ids, each post's link as a
 WEBSITE card. The default flavor, monitor, is also what Hugo builds as it
-is (docs/capsule.md).`,
+is (docs/capsule.md).
+
+--to DESTINATION[:PATH] copies the capsule to a cloud destination (monitor
+admin destination) with rclone, under PATH there, once it is written; the
+local copy is staged in a temporary folder and removed afterwards.`,
 		Example: `  monitor export capsule --tenant alice -o alice-capsule
   monitor export capsule --tenant alice --zip -o alice.zip --history
   monitor export capsule --tenant alice -o harbour --query '#harbour OR "storm plan" -has:video'
-  monitor export capsule --tenant alice -o alice-ech0 --flavor ech0`,
+  monitor export capsule --tenant alice -o alice-ech0 --flavor ech0
+  monitor export capsule --tenant alice --to drive:exports/alice`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// A bad query is refused before the archive is even opened.
@@ -106,6 +113,19 @@ is (docs/capsule.md).`,
 				if zip {
 					out = "capsule.zip"
 				}
+			}
+			destination, sub, toCloud := strings.Cut(to, ":")
+			if to != "" {
+				if cmd.Flags().Changed("output") {
+					return usageError{fmt.Errorf("--to and -o do not go together: the capsule goes to the destination")}
+				}
+				toCloud = true
+				stage, err := os.MkdirTemp("", "monitor-export-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(stage)
+				out = filepath.Join(stage, filepath.Base(out))
 			}
 			return d.withArchive(cmd, func(a *app.App) error {
 				t, err := a.TenantByName(cmd.Context(), tenant)
@@ -128,7 +148,17 @@ is (docs/capsule.md).`,
 				if err != nil {
 					return err
 				}
-				d.printf("exported %d collection(s) to %s: %d files, %s", res.Collections, res.Path, res.Files, config.FormatBytes(res.Bytes))
+				where := res.Path
+				if toCloud {
+					src := out
+					if zip {
+						src = filepath.Dir(out)
+					}
+					if where, err = a.UploadFolder(cmd.Context(), app.ActorCLI, destination, sub, src); err != nil {
+						return err
+					}
+				}
+				d.printf("exported %d collection(s) to %s: %d files, %s", res.Collections, where, res.Files, config.FormatBytes(res.Bytes))
 				if res.Skipped > 0 {
 					d.printf("; %d left out (private without --include-private, or not captured yet)", res.Skipped)
 				}
@@ -144,6 +174,7 @@ is (docs/capsule.md).`,
 	cmd.Flags().BoolVar(&history, "history", false, "also export every earlier version of each collection")
 	cmd.Flags().StringVar(&query, "query", "", `export only the collections this search matches, e.g. '#harbour -has:video'`)
 	cmd.Flags().StringVar(&flavor, "flavor", "monitor", "the capsule's format: monitor, or ech0 for a capsule Ech0 imports")
+	cmd.Flags().StringVar(&to, "to", "", "copy the capsule to a cloud destination, DESTINATION[:PATH] (monitor admin destination list)")
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }

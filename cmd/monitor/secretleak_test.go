@@ -14,6 +14,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -274,11 +275,41 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	c.cli(emb, false, "account", "check", connID, "--tenant", "alice")
 	c.cli(emb, false, "account", "list", "--tenant", "alice")
 	c.cli(emb, false, "serve", "--print-config")
+	// A cloud destination whose rclone config holds a user and a password
+	// (not even obscured, so rclone complains about it): pushed to while it
+	// is unreachable, so rclone fails and what it says is logged.
+	rclone := exec.Command("rclone", "version").Run() == nil
+	if rclone {
+		secrets["an rclone config's user"] = "usr" + randomSecret(t)
+		secrets["an rclone config's password"] = "rcl" + randomSecret(t)
+		conf := filepath.Join(t.TempDir(), "rclone.conf")
+		require.NoError(t, os.WriteFile(conf, []byte("[dav]\ntype = webdav\nurl = http://127.0.0.1:1/\nvendor = other\nuser = "+
+			secrets["an rclone config's user"]+"\npass = "+secrets["an rclone config's password"]+"\n"), 0o600))
+		c.cli(emb, false, "admin", "destination", "add", "dav", "--remote", "dav:archive", "--config", conf)
+		c.cli(emb, false, "admin", "destination", "allow", "dav", "--tenant", "alice", "--default")
+		c.cli(emb, false, "admin", "destination", "list")
+	}
 	srv := startProcess(t, emb, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
 	base := srv.addr
 	c.captureThrough(base, alice, posts[1])
 	code, body := c.rest(base, alice, "GET", "/v1/collections", "")
 	require.Equal(t, http.StatusOK, code, body)
+	if rclone {
+		var list struct {
+			Items []struct {
+				ID string `json:"id"`
+			} `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &list), body)
+		code, body = c.rest(base, alice, "POST", "/v1/collections/"+list.Items[0].ID+"/push", "")
+		require.Equal(t, http.StatusAccepted, code, body)
+		push := jsonField(t, body, "id")
+		require.Eventually(t, func() bool {
+			code, body = c.rest(base, alice, "GET", "/v1/pushes/"+push, "")
+			return code == http.StatusOK && jsonField(t, body, "error") != ""
+		}, 60*time.Second, 100*time.Millisecond, "the push to an unreachable drive fails")
+		require.Contains(t, body, "rclone:")
+	}
 	code, body = c.rest(base, admin, "GET", "/v1/admin/config", "")
 	require.Equal(t, http.StatusOK, code, body)
 	require.Contains(t, body, "telegram_token")

@@ -25,6 +25,8 @@ type TenantView struct {
 	// Admin marks an operator, who may sign in to the console through the
 	// bot (/admin).
 	Admin bool `json:"admin"`
+	// ChannelLimit is how many channels the tenant may bind.
+	ChannelLimit int `json:"channel_limit"`
 	// UsedBytes and UsedToday are filled by TenantShow.
 	UsedBytes *int64 `json:"used_bytes,omitempty"`
 	UsedToday *int   `json:"used_today,omitempty"`
@@ -35,9 +37,12 @@ func tenantView(t store.Tenant) TenantView {
 		ID: t.ID, Name: t.Name, Kind: t.Kind, Status: t.Status, QuotaBytes: t.QuotaBytes, ReservedBytes: t.ReservedBytes,
 		Limits:       TenantLimits{IntervalSeconds: t.SubmitIntervalSeconds, Daily: t.DailyLimit, Concurrent: t.ConcurrentLimit},
 		LastSubmitAt: t.LastSubmitAt, LastDeniedAt: t.LastDeniedAt, LastDeniedReason: t.LastDeniedReason, CreatedAt: t.CreatedAt,
-		Admin: t.Admin,
+		Admin: t.Admin, ChannelLimit: t.ChannelLimit,
 	}
 }
+
+// maxChannelLimit bounds a tenant's channel limit.
+const maxChannelLimit = 20
 
 // Tenants lists every tenant by name.
 func (a *App) Tenants(ctx context.Context) ([]TenantView, error) {
@@ -90,6 +95,8 @@ type TenantChange struct {
 	Limits     *TenantLimits
 	// Admin marks (or unmarks) the tenant as an operator.
 	Admin *bool
+	// ChannelLimit is how many channels the tenant may bind.
+	ChannelLimit *int
 }
 
 // UpdateTenant applies an operator's change to a tenant, audited with the
@@ -110,6 +117,9 @@ func (a *App) UpdateTenant(ctx context.Context, actor, name string, ch TenantCha
 	}
 	if ch.QuotaBytes != nil && *ch.QuotaBytes < 0 {
 		return TenantView{}, errorf(ErrInvalid, "quota must be zero or more bytes")
+	}
+	if ch.ChannelLimit != nil && (*ch.ChannelLimit < 0 || *ch.ChannelLimit > maxChannelLimit) {
+		return TenantView{}, errorf(ErrInvalid, "the channel limit must be from 0 to %d", maxChannelLimit)
 	}
 	if l := ch.Limits; l != nil && (l.IntervalSeconds < 0 || l.Daily < 0 || l.Concurrent < 0) {
 		return TenantView{}, errorf(ErrInvalid, "limits must be zero (no limit) or more")
@@ -142,6 +152,10 @@ func (a *App) UpdateTenant(ctx context.Context, actor, name string, ch TenantCha
 		if l := ch.Limits; l != nil {
 			after.SubmitIntervalSeconds, after.DailyLimit, after.ConcurrentLimit = l.IntervalSeconds, l.Daily, l.Concurrent
 			action = "tenant.limits"
+		}
+		if ch.ChannelLimit != nil {
+			after.ChannelLimit = *ch.ChannelLimit
+			action = "tenant.channel_limit"
 		}
 		if ch.Admin != nil {
 			after.Admin = *ch.Admin

@@ -84,6 +84,11 @@ type Deps struct {
 	// SigningKey is the instance key (runtime.InstanceKey) that signs
 	// exports and proofs (verify.go); nil signs nothing.
 	SigningKey ed25519.PrivateKey
+	// CollectionFile renders a collection's Markdown file for pushes to
+	// cloud destinations (cloud.go); nil: pushes fail saying so.
+	CollectionFile CollectionFile
+	// Rclone is the rclone binary pushes run ("" = rclone on PATH).
+	Rclone string
 }
 
 // Hooks are signals the pipeline fires for tests, so they wait on an event
@@ -98,15 +103,18 @@ type Hooks struct {
 
 // App is the business layer of one core process.
 type App struct {
-	store    *store.Store
-	blob     blob.Store
-	adapters *adapterapi.Registry
-	log      *slog.Logger
-	limits   Limits
-	http     *http.Client
-	queue    *queue.Queue
-	now      func() time.Time
-	hooks    Hooks
+	// collectionFile and rclone are Deps.CollectionFile and Deps.Rclone.
+	collectionFile CollectionFile
+	rclone         string
+	store          *store.Store
+	blob           blob.Store
+	adapters       *adapterapi.Registry
+	log            *slog.Logger
+	limits         Limits
+	http           *http.Client
+	queue          *queue.Queue
+	now            func() time.Time
+	hooks          Hooks
 	// metrics is Deps.Metrics; its methods do nothing on nil, so code
 	// counts unconditionally: a.metrics.WatchRun("ok") when a watch run
 	// ends, and so on (counted after commit where a transaction decides).
@@ -143,6 +151,7 @@ func New(d Deps) *App {
 	a := &App{store: d.Store, blob: d.Blob, adapters: d.Adapters, log: d.Log, limits: d.Limits, http: netguard.NewClient(), now: d.Now,
 		masterKey: d.MasterKey, hooks: d.Hooks, metrics: d.Metrics, httpAddr: d.HTTPAddr, telegramToken: d.TelegramToken, signingKey: d.SigningKey}
 	a.traffic, a.backups = &traffic{}, d.Backups
+	a.collectionFile, a.rclone = d.CollectionFile, d.Rclone
 	a.contents = newContentCache(contentCacheSize)
 	a.http = a.traffic.countDownloads(a.http)
 	if a.blob != nil {
@@ -167,6 +176,7 @@ func (a *App) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &downloadWorker{app: a})
 	river.AddWorker(w, &finalizeWorker{app: a})
 	river.AddWorker(w, &relatedWorker{app: a})
+	river.AddWorker(w, &pushWorker{app: a})
 	river.AddWorker(w, &purgeErrorLogsWorker{app: a})
 	river.AddWorker(w, &purgeChannelRowsWorker{app: a})
 	river.AddWorker(w, &purgeWebSessionsWorker{app: a})

@@ -308,6 +308,12 @@ type Delivery struct {
 	// item: the progress of its chain of pages (State is DeliveryPending
 	// while it runs).
 	Collection *ChannelCollection
+	// Copy is set for a copy item: ChatID is the bound chat, and the
+	// result goes there as a copy (no status message, no buttons).
+	Copy *CopyTarget
+	// WebURL is the item's page in the web library (ready only; "" when
+	// the library's address is not known).
+	WebURL string
 }
 
 // ChannelCacheKey names a media file as sent through one channel account:

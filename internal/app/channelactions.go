@@ -383,6 +383,19 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 		return a.collectionDelivery(j) // a profile or channel: its progress
 	}
 	d := deliveryHeader(*sub)
+	if j.work.Kind == store.WorkCopy {
+		if err := a.copyTarget(j, &d); err != nil {
+			return d, err
+		}
+	}
+	cancelled, err := a.store.SubmissionCancelledAt(j.ctx, sub.ID)
+	if err != nil {
+		return d, err
+	}
+	if cancelled != nil {
+		d.State = DeliveryCancelled
+		return d, nil
+	}
 	c, err := a.store.CaptureGet(j.ctx, sub.CaptureID)
 	if err != nil {
 		return d, err
@@ -414,6 +427,9 @@ func (a *App) ChannelDelivery(ctx context.Context, id uuid.UUID, owner string) (
 	item.State = c.State
 	item.Summary = RenderSummary(item.Summary, j.lang)
 	d.State, d.Item, d.Public = DeliveryReady, &item, public
+	if base, err := a.webBaseURL(j.ctx); err == nil {
+		d.WebURL = strings.TrimRight(base, "/") + "/c/" + item.ID.String()
+	}
 	if c.State == store.CapturePartial {
 		d.Error = c.Error
 	}

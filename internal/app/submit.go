@@ -188,6 +188,15 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 				return err
 			}
 		}
+		if err := recordStatusMessage(ctx, tx, req, sub); err != nil {
+			return err
+		}
+		if !spec.expands() && !req.NoCopies {
+			// A post goes to the tenant's bound channels too.
+			if err := queueCopies(ctx, tx, tenant.ID, sub.ID); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.TenantCollectionSave(ctx, tenant.ID, coll.ID); err != nil {
 			return err
 		}

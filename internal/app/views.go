@@ -28,6 +28,9 @@ type SubmitRequest struct {
 	IdemKey string
 	// Refresh forces a new capture even when the collection is complete.
 	Refresh bool
+	// NoCopies keeps the result out of the tenant's bound channels: it goes
+	// elsewhere (a /download's cloud drive).
+	NoCopies bool
 	// Limit (profiles and channels) archives up to this many posts in one
 	// batch of pages, at most the adapter's max_batch_size (0: one page).
 	Limit int

@@ -89,6 +89,19 @@ const (
 	PathWatches   = "/channel/v1/work/{id}/watches"        // POST Lease → WatchesReply
 	PathUnwatch   = "/channel/v1/work/{id}/unwatch"        // POST UnwatchRequest → Watch
 	PathMedia     = "/channel/v1/work/{id}/media/{sha256}" // GET (header X-Lease-Owner) → bytes
+	// The chats the item's tenant bound (/bind, /unbind, /channels), and
+	// the end of a copy item whose chat is gone.
+	PathBind     = "/channel/v1/work/{id}/bind"      // POST BindRequest → BindReply
+	PathBindings = "/channel/v1/work/{id}/bindings"  // POST Lease → BindingsReply
+	PathUnbind   = "/channel/v1/work/{id}/unbind"    // POST UnbindRequest → Binding
+	PathCopyGone = "/channel/v1/work/{id}/copy-gone" // POST CopyGoneRequest → CopyGoneReply
+	// The bot's messages about a submission (recorded by deliver and copy
+	// items), and the commands that reply to them.
+	PathSent   = "/channel/v1/work/{id}/sent"   // POST SentRequest → Empty
+	PathCancel = "/channel/v1/work/{id}/cancel" // POST ReplyRequest → CancelReply
+	PathPin    = "/channel/v1/work/{id}/pin"    // POST ReplyRequest → PinReply
+	// /download: archive a link and upload it to a cloud destination.
+	PathDownload = "/channel/v1/work/{id}/download" // POST DownloadRequest → Push
 	// The accounts of the item's tenant (/accounts, /account_add,
 	// /account_remove, /cancel) and the end of an account dialog item.
 	PathAccounts      = "/channel/v1/work/{id}/accounts"       // POST Lease → AccountsReply
@@ -132,6 +145,16 @@ const (
 	// operator approved or rejected their account. Its Progress starts as
 	// {"notice": ApprovalNotice}.
 	WorkApproval = "approval"
+	// WorkCopy copies a submission's result to a chat its tenant bound
+	// (/bind): its Delivery has Copy set and ChatID is the bound chat. It
+	// sends the media first, then the text with a footer linking the
+	// original, and records progress like a deliver item. When the chat
+	// is gone or the bot may no longer post there, the channel reports it
+	// (PathCopyGone) and tells the person in Copy.OwnerChatID.
+	WorkCopy = "copy"
+	// WorkPush tells the person who sent /download how the upload to the
+	// cloud destination ended. Its Progress starts as {"notice": PushNotice}.
+	WorkPush = "push"
 	// WorkAccount is a person's /account_add dialog: it is claimable once
 	// their secret arrived (core sealed it; the update that carried it
 	// comes with Staged set and no text) or once the dialog expired. The
@@ -145,6 +168,37 @@ const (
 	ApprovalApproved = "approved"
 	ApprovalRejected = "rejected"
 )
+
+// DownloadRequest archives URL for the update's person and uploads it to
+// the cloud destination Destination ("" = the tenant's default) once
+// archived. CodeForbidden: the tenant may use no destination; CodeNotFound:
+// not that one.
+type DownloadRequest struct {
+	Owner       string `json:"owner"`
+	URL         string `json:"url"`
+	Destination string `json:"destination,omitempty"`
+}
+
+// Push is an upload to a cloud destination.
+type Push struct {
+	ID          uuid.UUID `json:"id"`
+	Destination string    `json:"destination"`
+	State       string    `json:"state"`
+}
+
+// PushNotice is what a WorkPush item tells, in the private chat ChatID:
+// State succeeded (Files files, Bytes bytes, in RemoteDir of Destination)
+// or failed (Error, in English).
+type PushNotice struct {
+	ChatID      int64  `json:"chat_id"`
+	URL         string `json:"url"`
+	Destination string `json:"destination"`
+	State       string `json:"state"`
+	RemoteDir   string `json:"remote_dir,omitempty"`
+	Files       int    `json:"files"`
+	Bytes       int64  `json:"bytes"`
+	Error       string `json:"error,omitempty"`
+}
 
 // ApprovalNotice is what a WorkApproval item tells, in the private chat
 // ChatID.
@@ -617,6 +671,9 @@ const (
 	DeliveryPending = "pending" // the capture is still running
 	DeliveryReady   = "ready"   // Item holds what to send
 	DeliveryFailed  = "failed"  // the capture failed; Error says why
+	// DeliveryCancelled: the person cancelled the submission (/cancel);
+	// the status message says so and nothing more is sent.
+	DeliveryCancelled = "cancelled"
 )
 
 // Stages of a running capture: the Stage of a pending Delivery.
@@ -655,6 +712,130 @@ type Delivery struct {
 	// is a progress message over the whole chain of pages, not a post, and
 	// State is DeliveryPending while Collection.Running.
 	Collection *Collection `json:"collection,omitempty"`
+	// Copy is set for a WorkCopy item: the bound chat it copies to.
+	Copy *Binding `json:"copy,omitempty"`
+	// WebURL is the item's page in the web library (ready only; "" when
+	// core does not know the library's address), which a channel links
+	// for media it cannot send.
+	WebURL string `json:"web_url,omitempty"`
+}
+
+// Binding states and unbind reasons.
+const (
+	BindingActive     = "active"
+	BindingUnbound    = "unbound"
+	UnbindManual      = "manual"
+	UnbindChannelGone = "channel_gone"
+)
+
+// BindRequest binds a channel or supergroup for the tenant of an update
+// from a private chat. The channel checked first that the bot may post in
+// the chat and that the person administers it. CodeConflict: another
+// account has it bound; CodeLimit: the tenant has bound as many as it may.
+type BindRequest struct {
+	Owner    string `json:"owner"`
+	ChatID   int64  `json:"chat_id"`
+	ChatType string `json:"chat_type"` // channel or supergroup
+	Username string `json:"username,omitempty"`
+	Title    string `json:"title,omitempty"`
+}
+
+// BindReply is the binding made, or the one the tenant had (Already).
+type BindReply struct {
+	Binding Binding `json:"binding"`
+	Already bool    `json:"already,omitempty"`
+	// Limit is how many chats the tenant may bind.
+	Limit int `json:"limit"`
+}
+
+// Binding is a chat the tenant bound.
+type Binding struct {
+	ID       uuid.UUID `json:"id"`
+	ChatID   int64     `json:"chat_id"`
+	ChatType string    `json:"chat_type"`
+	Username string    `json:"username,omitempty"`
+	Title    string    `json:"title,omitempty"`
+	// State is BindingActive or BindingUnbound (UnbindReason says why).
+	State        string    `json:"state"`
+	UnbindReason string    `json:"unbind_reason,omitempty"`
+	BoundAt      time.Time `json:"bound_at"`
+	// OwnerChatID is the private chat of the person who bound it (copy
+	// items only).
+	OwnerChatID int64 `json:"owner_chat_id,omitempty"`
+}
+
+// BindingsReply lists the tenant's active bindings, oldest first: the
+// numbers UnbindRequest counts by.
+type BindingsReply struct {
+	Bindings []Binding `json:"bindings"`
+}
+
+// UnbindRequest unbinds one of the tenant's chats: Ref is its number
+// (from 1) in BindingsReply, its chat id or its @username ("" = the only
+// one).
+type UnbindRequest struct {
+	Owner string `json:"owner"`
+	Ref   string `json:"ref"`
+}
+
+// Kinds of SentRequest.
+const (
+	SentResult      = "result"       // a deliver item's messages in the person's chat
+	SentChannelCopy = "channel_copy" // a copy item's first message in its bound chat
+)
+
+// SentRequest records messages the item sent about its submission, so
+// that a reply to one of them (/cancel, /pin) finds it; the status message
+// is recorded by core when the link is submitted.
+type SentRequest struct {
+	Owner      string  `json:"owner"`
+	ChatID     int64   `json:"chat_id"`
+	MessageIDs []int64 `json:"message_ids"`
+	Kind       string  `json:"kind"`
+}
+
+// ReplyRequest names a submission of the update's person for /cancel or
+// /pin: by ReplyToMessageID, the bot's message the command replies to, or
+// else by URL, the link.
+type ReplyRequest struct {
+	Owner            string `json:"owner"`
+	ReplyToMessageID int64  `json:"reply_to_message_id,omitempty"`
+	URL              string `json:"url,omitempty"`
+}
+
+// CancelReply says how many of the person's unfinished submissions of the
+// link were cancelled (CodeNotFound: none runs; CodeConflict: archived
+// already).
+type CancelReply struct {
+	Cancelled int    `json:"cancelled"`
+	URL       string `json:"url"`
+}
+
+// PinReply lists where the result was copied: the first message of each
+// copy in a bound chat, which the channel pins (CodeNotFound: no such
+// result or no chat bound; CodeConflict: not copied yet).
+type PinReply struct {
+	Targets []PinTarget `json:"targets"`
+}
+
+// PinTarget is one copy to pin.
+type PinTarget struct {
+	Binding   Binding `json:"binding"`
+	MessageID int64   `json:"message_id"`
+}
+
+// CopyGoneRequest says the chat of a copy item is gone or no longer takes
+// the bot's posts; core unbinds it with reason UnbindChannelGone.
+type CopyGoneRequest struct {
+	Owner string `json:"owner"`
+	Error string `json:"error"`
+}
+
+// CopyGoneReply is the binding as unbound; Changed is false when it was
+// unbound already, so that only one copy item tells the person.
+type CopyGoneReply struct {
+	Binding Binding `json:"binding"`
+	Changed bool    `json:"changed"`
 }
 
 // Collection is the progress of a profile, channel or thread: of every

@@ -199,6 +199,53 @@ func (c *Client) Unwatch(ctx context.Context, id uuid.UUID, req UnwatchRequest) 
 	return r, c.call(ctx, workPath(PathUnwatch, id), req, &r)
 }
 
+// Bind binds a channel or supergroup for the tenant.
+func (c *Client) Bind(ctx context.Context, id uuid.UUID, req BindRequest) (BindReply, error) {
+	var r BindReply
+	return r, c.call(ctx, workPath(PathBind, id), req, &r)
+}
+
+// Bindings lists the tenant's active bindings.
+func (c *Client) Bindings(ctx context.Context, id uuid.UUID, owner string) (BindingsReply, error) {
+	var r BindingsReply
+	return r, c.call(ctx, workPath(PathBindings, id), Lease{Owner: owner}, &r)
+}
+
+// Unbind unbinds one of the tenant's chats and answers it.
+func (c *Client) Unbind(ctx context.Context, id uuid.UUID, req UnbindRequest) (Binding, error) {
+	var r Binding
+	return r, c.call(ctx, workPath(PathUnbind, id), req, &r)
+}
+
+// CopyGone reports that a copy item's chat is gone.
+func (c *Client) CopyGone(ctx context.Context, id uuid.UUID, req CopyGoneRequest) (CopyGoneReply, error) {
+	var r CopyGoneReply
+	return r, c.call(ctx, workPath(PathCopyGone, id), req, &r)
+}
+
+// Sent records messages the item sent about its submission.
+func (c *Client) Sent(ctx context.Context, id uuid.UUID, req SentRequest) error {
+	return c.call(ctx, workPath(PathSent, id), req, &Empty{})
+}
+
+// Cancel cancels the person's unfinished submission a reply or link names.
+func (c *Client) Cancel(ctx context.Context, id uuid.UUID, req ReplyRequest) (CancelReply, error) {
+	var r CancelReply
+	return r, c.call(ctx, workPath(PathCancel, id), req, &r)
+}
+
+// Pin finds where the result a reply or link names was copied.
+func (c *Client) Pin(ctx context.Context, id uuid.UUID, req ReplyRequest) (PinReply, error) {
+	var r PinReply
+	return r, c.call(ctx, workPath(PathPin, id), req, &r)
+}
+
+// Download archives a link and uploads it to a cloud destination.
+func (c *Client) Download(ctx context.Context, id uuid.UUID, req DownloadRequest) (Push, error) {
+	var r Push
+	return r, c.call(ctx, workPath(PathDownload, id), req, &r)
+}
+
 // Token creates a REST token for the tenant.
 func (c *Client) Token(ctx context.Context, id uuid.UUID, owner string) (TokenReply, error) {
 	var r TokenReply

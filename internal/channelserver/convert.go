@@ -169,7 +169,7 @@ func deliveryOf(d app.Delivery) channelapi.Delivery {
 	w := channelapi.Delivery{State: d.State, Progress: d.Progress, Stage: d.Stage, MediaIndex: d.MediaIndex,
 		MediaTotal: d.MediaTotal, SubmissionID: d.SubmissionID, ChatID: d.ChatID,
 		StatusMessageID: d.StatusMessageID, ReplyToMessageID: d.ReplyToMessageID, InputURL: d.InputURL,
-		CaptureState: d.CaptureState, Error: d.Error, Public: d.Public}
+		CaptureState: d.CaptureState, Error: d.Error, Public: d.Public, WebURL: d.WebURL}
 	if d.Item != nil {
 		item := itemOf(*d.Item)
 		w.Item = &item
@@ -178,7 +178,30 @@ func deliveryOf(d app.Delivery) channelapi.Delivery {
 		c := collectionOf(*d.Collection)
 		w.Collection = &c
 	}
+	if d.Copy != nil {
+		b := bindingOf(d.Copy.Binding)
+		b.OwnerChatID = d.Copy.Binding.OwnerChatID
+		w.Copy = &b
+	}
 	return w
+}
+
+func bindRequest(r channelapi.BindRequest) app.ChannelBindRequest {
+	return app.ChannelBindRequest{Owner: r.Owner, ChatID: r.ChatID, ChatType: r.ChatType, Username: r.Username, Title: r.Title}
+}
+
+// bindingOf is a binding on the wire, without the chat of its owner.
+func bindingOf(b app.ChannelBindingView) channelapi.Binding {
+	return channelapi.Binding{ID: b.ID, ChatID: b.ChatID, ChatType: b.ChatType, Username: b.Username, Title: b.Title,
+		State: b.State, UnbindReason: b.UnbindReason, BoundAt: b.BoundAt}
+}
+
+func bindingsReply(bs []app.ChannelBindingView) channelapi.BindingsReply {
+	out := make([]channelapi.Binding, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, bindingOf(b))
+	}
+	return channelapi.BindingsReply{Bindings: out}
 }
 
 func moreRequest(r channelapi.MoreRequest) app.ChannelMoreRequest { return app.ChannelMoreRequest(r) }
@@ -199,4 +222,12 @@ func watchesReply(ws []app.WatchView) channelapi.WatchesReply {
 		out = append(out, watchOf(w))
 	}
 	return channelapi.WatchesReply{Watches: out}
+}
+
+func pinReply(ts []app.ChannelPinTarget) channelapi.PinReply {
+	out := make([]channelapi.PinTarget, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, channelapi.PinTarget{Binding: bindingOf(t.Binding), MessageID: t.MessageID})
+	}
+	return channelapi.PinReply{Targets: out}
 }

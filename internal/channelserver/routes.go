@@ -110,6 +110,39 @@ func (s *server) routes(mux *http.ServeMux) {
 		w, err := s.svc.ChannelUnwatch(ctx, id, in.Owner, in.Ref)
 		return watchOf(w), err
 	}))
+	post(channelapi.PathBind, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.BindRequest) (channelapi.BindReply, error) {
+		r, err := s.svc.ChannelBind(ctx, id, bindRequest(in))
+		return channelapi.BindReply{Binding: bindingOf(r.Binding), Already: r.Already, Limit: r.Limit}, err
+	}))
+	post(channelapi.PathBindings, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.BindingsReply, error) {
+		bs, err := s.svc.ChannelBindings(ctx, id, in.Owner)
+		return bindingsReply(bs), err
+	}))
+	post(channelapi.PathUnbind, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.UnbindRequest) (channelapi.Binding, error) {
+		b, err := s.svc.ChannelUnbind(ctx, id, in.Owner, in.Ref)
+		return bindingOf(b), err
+	}))
+	post(channelapi.PathCopyGone, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.CopyGoneRequest) (channelapi.CopyGoneReply, error) {
+		b, changed, err := s.svc.ChannelCopyGone(ctx, id, in.Owner, in.Error)
+		out := bindingOf(b)
+		out.OwnerChatID = b.OwnerChatID
+		return channelapi.CopyGoneReply{Binding: out, Changed: changed}, err
+	}))
+	post(channelapi.PathSent, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.SentRequest) (channelapi.Empty, error) {
+		return channelapi.Empty{}, s.svc.ChannelSent(ctx, id, in.Owner, in.ChatID, in.MessageIDs, in.Kind)
+	}))
+	post(channelapi.PathCancel, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ReplyRequest) (channelapi.CancelReply, error) {
+		r, err := s.svc.ChannelCancel(ctx, id, in.Owner, in.ReplyToMessageID, in.URL)
+		return channelapi.CancelReply{Cancelled: r.Cancelled, URL: r.URL}, err
+	}))
+	post(channelapi.PathPin, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.ReplyRequest) (channelapi.PinReply, error) {
+		ts, err := s.svc.ChannelPin(ctx, id, in.Owner, in.ReplyToMessageID, in.URL)
+		return pinReply(ts), err
+	}))
+	post(channelapi.PathDownload, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.DownloadRequest) (channelapi.Push, error) {
+		v, err := s.svc.ChannelDownload(ctx, id, in.Owner, in.URL, in.Destination)
+		return channelapi.Push{ID: v.ID, Destination: v.Destination, State: v.State}, err
+	}))
 	post(channelapi.PathAccounts, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountsReply, error) {
 		v, err := s.svc.ChannelAccounts(ctx, id, in.Owner)
 		return accountsReply(v), err

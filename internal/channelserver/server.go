@@ -67,6 +67,24 @@ type Service interface {
 	ChannelWatch(ctx context.Context, id uuid.UUID, owner, url string, intervalSeconds int) (app.WatchView, error)
 	ChannelWatches(ctx context.Context, id uuid.UUID, owner string) ([]app.WatchView, error)
 	ChannelUnwatch(ctx context.Context, id uuid.UUID, owner, ref string) (app.WatchView, error)
+	// ChannelBind, ChannelBindings and ChannelUnbind are the chats the
+	// tenant bound (bind: app.ErrConflict when another tenant has the chat,
+	// a *app.LimitError over the tenant's channel limit); ChannelCopyGone
+	// unbinds a copy item's chat that is gone.
+	ChannelBind(ctx context.Context, id uuid.UUID, req app.ChannelBindRequest) (app.ChannelBindResult, error)
+	ChannelBindings(ctx context.Context, id uuid.UUID, owner string) ([]app.ChannelBindingView, error)
+	ChannelUnbind(ctx context.Context, id uuid.UUID, owner, ref string) (app.ChannelBindingView, error)
+	ChannelCopyGone(ctx context.Context, id uuid.UUID, owner, why string) (app.ChannelBindingView, bool, error)
+	// ChannelSent records a deliver or copy item's messages; ChannelCancel
+	// and ChannelPin find the person's submission a reply or link names
+	// (app.ErrNotFound: none; app.ErrConflict: archived already, or not
+	// copied yet).
+	ChannelSent(ctx context.Context, id uuid.UUID, owner string, chatID int64, messageIDs []int64, kind string) error
+	ChannelCancel(ctx context.Context, id uuid.UUID, owner string, replyTo int64, url string) (app.ChannelCancelResult, error)
+	ChannelPin(ctx context.Context, id uuid.UUID, owner string, replyTo int64, url string) ([]app.ChannelPinTarget, error)
+	// ChannelDownload archives a link and pushes it to a cloud destination
+	// (app.ErrForbidden: the tenant may use none).
+	ChannelDownload(ctx context.Context, id uuid.UUID, owner, url, destination string) (app.PushView, error)
 	// ChannelAccounts, ChannelAccountStart, ChannelAccountCancel and
 	// ChannelAccountRemove are the bot's account commands (start is an
 	// app.ErrForbidden outside a private chat; cancel an app.ErrNotFound

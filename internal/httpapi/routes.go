@@ -30,6 +30,10 @@ type Service interface {
 	WebSession(ctx context.Context, key string) (app.WebSession, error)
 	Submit(ctx context.Context, req app.SubmitRequest) (app.SubmitResult, error)
 	Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, idemKey string) (app.SubmitResult, error)
+	// PushCollection queues an upload to a cloud destination ("" = the
+	// tenant's default); Push shows one.
+	PushCollection(ctx context.Context, tenantID, collectionID uuid.UUID, destination string) (app.PushView, error)
+	Push(ctx context.Context, tenantID, id uuid.UUID) (app.PushView, error)
 	Capture(ctx context.Context, tenantID, captureID uuid.UUID) (app.CaptureView, error)
 	// Submission, More and Stop: a submission's progress and a
 	// collection's pages.
@@ -128,6 +132,8 @@ func (d Deps) routes() []route {
 		{http.MethodGet, "/v1/collections/{id}/proof", bearer, d.proof},
 		{http.MethodGet, "/v1/collections/{id}/members", bearer, d.members},
 		{http.MethodPost, "/v1/collections/{id}/refresh", bearer, d.refresh},
+		{http.MethodPost, "/v1/collections/{id}/push", bearer, d.push},
+		{http.MethodGet, "/v1/pushes/{id}", bearer, d.getPush},
 		{http.MethodGet, "/v1/revisions/{id}", bearer, d.revision},
 		{http.MethodGet, "/v1/entities/{id}", bearer, d.entity},
 		{http.MethodGet, "/v1/media/{sha256}", bearer, d.media},

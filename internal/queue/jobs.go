@@ -77,6 +77,26 @@ func (RelatedArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// PushArgs asks the control worker to upload a collection's current
+// revision (its media and its Markdown file) to a cloud destination with
+// rclone; a failed attempt is retried.
+type PushArgs struct {
+	PushID uuid.UUID `json:"push_id"`
+	// TenantID is the pushing tenant.
+	TenantID uuid.UUID `json:"tenant_id"`
+}
+
+// Kind is the job kind stored in River.
+func (PushArgs) Kind() string { return "cloud_push" }
+
+// PushAttempts is how often a push is tried before it fails for good.
+const PushAttempts = 3
+
+// InsertOpts puts pushes on the control queue, one job per push.
+func (PushArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Control, MaxAttempts: PushAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
 // PurgeErrorLogsArgs asks the control worker to delete error log rows older
 // than the error_log_retention_days setting.
 type PurgeErrorLogsArgs struct{}

@@ -25,6 +25,7 @@ import (
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/capsule/export"
 	"github.com/monitorhq/monitor/internal/channelserver"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/httpapi"
@@ -321,7 +322,8 @@ func OpenEngine(ctx context.Context, cfg *config.Config, log *slog.Logger, opts 
 	limits.PageSize = o.pageSize
 	key := instanceKeyOrWarn(ctx, cfg, log)
 	e.app = app.New(app.Deps{Store: st, Blob: e.blob, Adapters: e.adapters, Log: log, Limits: limits, Now: now, MasterKey: cfg.MasterKey, Hooks: o.hooks, Metrics: e.metrics,
-		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken, TelegramAPIURL: cfg.TelegramAPIURL, Backups: backupConfig(cfg), SigningKey: key})
+		HTTPAddr: cfg.HTTPAddr, TelegramToken: cfg.TelegramToken, TelegramAPIURL: cfg.TelegramAPIURL, Backups: backupConfig(cfg), SigningKey: key,
+		CollectionFile: export.CollectionFile})
 	if e.queue, err = queue.New(st, cfg.Queue, log, e.app.RegisterWorkers); err != nil {
 		return fail(err)
 	}

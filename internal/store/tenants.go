@@ -47,19 +47,22 @@ type Tenant struct {
 	// Admin marks an operator: the tenant may sign in to the operator
 	// console through a channel (the bot's /admin).
 	Admin bool
+	// ChannelLimit is how many channels the tenant may bind (1 unless an
+	// operator changed it).
+	ChannelLimit int
 }
 
 // tenantColumns is also the column list of the PostgreSQL functions that
 // return tenants; keep them in step.
 const tenantColumns = `id, name, kind, status, quota_bytes, reserved_bytes, submit_interval_seconds, daily_limit,
-	concurrent_limit, last_submit_at, last_denied_at, last_denied_reason, created_at, updated_at, admin`
+	concurrent_limit, last_submit_at, last_denied_at, last_denied_reason, created_at, updated_at, admin, channel_limit`
 
 func scanTenant(row interface{ Scan(...any) error }) (Tenant, error) {
 	var t Tenant
 	var quota sql.NullInt64
 	var lastSubmit, lastDenied sql.NullTime
 	err := row.Scan(&t.ID, &t.Name, &t.Kind, &t.Status, &quota, &t.ReservedBytes, &t.SubmitIntervalSeconds, &t.DailyLimit,
-		&t.ConcurrentLimit, &lastSubmit, &lastDenied, &t.LastDeniedReason, &t.CreatedAt, &t.UpdatedAt, &t.Admin)
+		&t.ConcurrentLimit, &lastSubmit, &lastDenied, &t.LastDeniedReason, &t.CreatedAt, &t.UpdatedAt, &t.Admin, &t.ChannelLimit)
 	if quota.Valid {
 		t.QuotaBytes = &quota.Int64
 	}
@@ -72,8 +75,11 @@ func scanTenant(row interface{ Scan(...any) error }) (Tenant, error) {
 	return t, err
 }
 
+// DefaultChannelLimit is how many channels a new tenant may bind.
+const DefaultChannelLimit = 1
+
 // TenantInsert creates a tenant; a taken name is ErrConflict. Zero ID and
-// times are filled in.
+// times are filled in, and a zero ChannelLimit is DefaultChannelLimit.
 func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
 	if t.ID == uuid.Nil {
 		t.ID = uuid.Must(uuid.NewV7())
@@ -82,12 +88,15 @@ func (tx *Tx) TenantInsert(ctx context.Context, t Tenant) (Tenant, error) {
 		t.CreatedAt = tx.now()
 	}
 	t.UpdatedAt = t.CreatedAt
+	if t.ChannelLimit == 0 {
+		t.ChannelLimit = DefaultChannelLimit
+	}
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO tenants (id, name, kind, status, quota_bytes, reserved_bytes, submit_interval_seconds, daily_limit,
-			concurrent_limit, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			concurrent_limit, created_at, updated_at, channel_limit)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		t.ID, t.Name, t.Kind, t.Status, t.QuotaBytes, t.ReservedBytes, t.SubmitIntervalSeconds, t.DailyLimit,
-		t.ConcurrentLimit, t.CreatedAt, t.UpdatedAt)
+		t.ConcurrentLimit, t.CreatedAt, t.UpdatedAt, t.ChannelLimit)
 	return t, wrap(tx.d, "insert tenant", err)
 }
 
@@ -125,7 +134,8 @@ func (tx *Tx) TenantGetByID(ctx context.Context, id uuid.UUID) (Tenant, error) {
 	return t, wrap(tx.d, "get tenant by id", err)
 }
 
-// TenantUpdate writes a tenant's status, quota, limits and admin mark.
+// TenantUpdate writes a tenant's status, quota, limits, channel limit and
+// admin mark.
 func (tx *Tx) TenantUpdate(ctx context.Context, t Tenant) error {
 	at := tx.now()
 	var archivedAt *time.Time
@@ -134,9 +144,9 @@ func (tx *Tx) TenantUpdate(ctx context.Context, t Tenant) error {
 	}
 	res, err := tx.tx.ExecContext(ctx,
 		`UPDATE tenants SET status = $2, quota_bytes = $3, submit_interval_seconds = $4, daily_limit = $5,
-			concurrent_limit = $6, archived_at = $7, updated_at = $8, admin = $9
+			concurrent_limit = $6, archived_at = $7, updated_at = $8, admin = $9, channel_limit = $10
 		 WHERE id = $1`,
-		t.ID, t.Status, t.QuotaBytes, t.SubmitIntervalSeconds, t.DailyLimit, t.ConcurrentLimit, archivedAt, at, t.Admin)
+		t.ID, t.Status, t.QuotaBytes, t.SubmitIntervalSeconds, t.DailyLimit, t.ConcurrentLimit, archivedAt, at, t.Admin, t.ChannelLimit)
 	if err != nil {
 		return wrap(tx.d, "update tenant", err)
 	}

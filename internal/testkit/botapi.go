@@ -64,6 +64,8 @@ type BotCall struct {
 	Media []BotMedia
 	// Buttons is the inline keyboard, row by row.
 	Buttons [][]BotButton
+	// UserID is getChatMember's user_id.
+	UserID int64
 	// CallbackQueryID, ShowAlert: answerCallbackQuery.
 	CallbackQueryID string
 	ShowAlert       bool
@@ -187,8 +189,12 @@ type botChat struct {
 	id       int64
 	typ      string
 	title    string
+	username string
 	nextID   int64
 	messages map[int64]*botStored
+	// rights is set for a chat the test added (AddChat).
+	rights *ChatRights
+	pinned []int64
 }
 
 type botStored struct {
@@ -307,6 +313,16 @@ func (f *BotAPI) PushCaptionMessage(chatID int64, from BotUser, caption string) 
 }
 
 func (f *BotAPI) pushMessage(chatID int64, from BotUser, text string, asCaption bool) PushedMessage {
+	return f.pushReply(chatID, from, 0, text, asCaption)
+}
+
+// PushPrivateReply queues a private message from the user that replies
+// to message replyTo of their chat (one the bot sent).
+func (f *BotAPI) PushPrivateReply(from BotUser, replyTo int64, text string) PushedMessage {
+	return f.pushReply(from.ID, from, replyTo, text, false)
+}
+
+func (f *BotAPI) pushReply(chatID int64, from BotUser, replyTo int64, text string, asCaption bool) PushedMessage {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	chat := f.chatLocked(chatID, from)
@@ -328,6 +344,11 @@ func (f *BotAPI) pushMessage(chatID int64, from BotUser, text string, asCaption 
 	} else {
 		msg.Text = text
 		msg.Entities = detectEntities(text)
+	}
+	if st, ok := chat.messages[replyTo]; ok && replyTo != 0 {
+		r := st.msg
+		r.ReplyToMessage = nil
+		msg.ReplyToMessage = &r
 	}
 	chat.messages[id] = &botStored{msg: msg, kind: kind}
 	u := f.queueLocked(tgUpdate{Message: &msg})
@@ -715,7 +736,18 @@ func writeBot(w http.ResponseWriter, result any, err *botError) {
 func (f *BotAPI) describe(method string, req *botRequest, c *BotCall) *botError {
 	switch method {
 	case "getme", "setmycommands", "answercallbackquery":
-	case "sendmessage", "editmessagetext", "deletemessage", "sendphoto", "sendvideo",
+	case "getchat", "getchatmember":
+		ref := req.fields["chat_id"]
+		if ref == "" {
+			return badRequest("chat_id is empty")
+		}
+		f.mu.Lock()
+		if ch, ok := f.chatByRefLocked(ref); ok {
+			c.ChatID = ch.id
+		}
+		f.mu.Unlock()
+		c.UserID, _ = req.int64("user_id")
+	case "pinchatmessage", "sendmessage", "editmessagetext", "deletemessage", "sendphoto", "sendvideo",
 		"sendanimation", "senddocument", "sendaudio", "sendmediagroup":
 		id, err := req.int64("chat_id")
 		if err != nil {
@@ -843,6 +875,10 @@ func (f *BotAPI) apply(method string, req *botRequest, c *BotCall) (any, *botErr
 		}
 		f.commands[c.LanguageCode] = c.Commands
 		return true, nil
+	case "getchat":
+		return f.getChatLocked(req.fields["chat_id"])
+	case "getchatmember":
+		return f.getChatMemberLocked(req.fields["chat_id"], c.UserID)
 	case "answercallbackquery":
 		if !f.callbacks[c.CallbackQueryID] {
 			return nil, badRequest("query is too old and response timeout expired or query ID is invalid")
@@ -860,6 +896,14 @@ func (f *BotAPI) apply(method string, req *botRequest, c *BotCall) (any, *botErr
 	markup := req.fields["reply_markup"]
 	if err := checkKeyboard(c.Buttons); err != nil {
 		return nil, err
+	}
+	switch method {
+	case "pinchatmessage":
+		return f.pinLocked(chat, c.MessageID)
+	case "sendmessage", "sendphoto", "sendvideo", "sendanimation", "senddocument", "sendaudio", "sendmediagroup":
+		if err := chat.sendRefusal(); err != nil {
+			return nil, err
+		}
 	}
 	switch method {
 	case "deletemessage":
@@ -1323,7 +1367,7 @@ func (c *botChat) tg() tgChat {
 	if c.typ == "private" {
 		return tgChat{ID: c.id, Type: c.typ, FirstName: c.title}
 	}
-	return tgChat{ID: c.id, Type: c.typ, Title: c.title}
+	return tgChat{ID: c.id, Type: c.typ, Title: c.title, Username: c.username}
 }
 
 type tgPhotoSize struct {

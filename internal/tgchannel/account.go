@@ -88,9 +88,12 @@ func (j *job) btnAccountAdd(ctx context.Context, adapter string) error {
 }
 
 // cmdCancel ends a waiting /account_add.
-func (j *job) cmdCancel(ctx context.Context, _ []string) error {
+func (j *job) cmdCancel(ctx context.Context, args []string) error {
 	if j.up.PartsSent > 0 {
 		return nil
+	}
+	if j.w.Update.ReplyToMessageID != 0 || len(args) == 1 {
+		return j.cancelSubmission(ctx, args) // a link being archived
 	}
 	err := j.ch.core.AccountCancel(ctx, j.w.ID, j.ch.owner)
 	var e *channelapi.Error

@@ -23,7 +23,7 @@ func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 	for _, c := range r.commands {
 		names = append(names, c.name)
 	}
-	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "account_add", "accounts", "account_remove", "cancel", "usage", "token", "web", "admin"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "cancel", "download", "pin", "usage", "token", "web", "admin"}, names)
 	// /admin is for operators: out of the menu and /help.
 	require.True(t, r.find("admin").hidden)
 	visible := r.commands[:len(r.commands)-1]
@@ -307,13 +307,17 @@ func TestMediaPlanning(t *testing.T) {
 	require.Equal(t, []int{4, 5}, planBatch(mixed, 4, none))
 	require.Equal(t, []int{0}, planBatch(mixed, 0, func(i int) bool { return i == 1 }))
 
-	require.Equal(t, repPhoto, representation(channelapi.Media{Kind: "image", Size: 1 << 20, Width: 1200, Height: 800}))
-	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "image", Size: 11 << 20}))
-	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "image", Size: 1, Width: 100, Height: 3000}), "too narrow for a photo")
-	require.Equal(t, repVideo, representation(channelapi.Media{Kind: "video", Size: 20 << 20}))
-	require.Equal(t, repAnimation, representation(channelapi.Media{Kind: "gif", Size: 1}))
-	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "audio", Size: 1}))
-	require.Equal(t, "", representation(channelapi.Media{Kind: "video", Size: 51 << 20}), "over the bot upload limit")
+	require.Equal(t, repPhoto, representation(channelapi.Media{Kind: "image", Size: 1 << 20, Width: 1200, Height: 800}, maxUploadBytes))
+	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "image", Size: 11 << 20}, maxUploadBytes))
+	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "image", Size: 1, Width: 100, Height: 3000}, maxUploadBytes), "too narrow for a photo")
+	require.Equal(t, repVideo, representation(channelapi.Media{Kind: "video", Size: 20 << 20}, maxUploadBytes))
+	require.Equal(t, repAnimation, representation(channelapi.Media{Kind: "gif", Size: 1}, maxUploadBytes))
+	require.Equal(t, repDocument, representation(channelapi.Media{Kind: "audio", Size: 1}, maxUploadBytes))
+	require.Equal(t, "", representation(channelapi.Media{Kind: "video", Size: 51 << 20}, maxUploadBytes), "over the bot upload limit")
+	require.Equal(t, repVideo, representation(channelapi.Media{Kind: "video", Size: 51 << 20}, localUploadBytes), "a local Bot API server takes it")
+	require.Equal(t, int64(maxUploadBytes), uploadLimit("https://api.telegram.org/", 0))
+	require.Equal(t, int64(localUploadBytes), uploadLimit("http://127.0.0.1:8081", 0))
+	require.Equal(t, int64(5), uploadLimit("http://127.0.0.1:8081", 5))
 	require.Equal(t, "0123456789abcdef.jpg", fileName(channelapi.Media{SHA256: "0123456789abcdef0123", Mime: "image/jpeg"}))
 }
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,9 +21,27 @@ import (
 // Bot API upload limits.
 const (
 	maxPhotoBytes  = 10 << 20 // larger photos go as documents
-	maxUploadBytes = 50 << 20 // larger files cannot be sent by a bot
-	maxAlbum       = 10
+	maxUploadBytes = 50 << 20 // larger files cannot be sent by a bot through api.telegram.org
+	// localUploadBytes is what a local telegram-bot-api server takes.
+	localUploadBytes = 2000 << 20
+	maxAlbum         = 10
 )
+
+// officialAPI is Telegram's own Bot API.
+const officialAPI = "https://api.telegram.org"
+
+// uploadLimit is the largest file the Bot API at apiURL takes: configured
+// (limit > 0), else 50 MB on Telegram's own and 2000 MB on any other, which
+// is a local telegram-bot-api server.
+func uploadLimit(apiURL string, limit int64) int64 {
+	switch {
+	case limit > 0:
+		return limit
+	case apiURL == "" || strings.TrimRight(apiURL, "/") == officialAPI:
+		return maxUploadBytes
+	}
+	return localUploadBytes
+}
 
 // pendingPause is how long a delivery waits before looking at a running
 // capture again.
@@ -60,6 +80,16 @@ type deliverProgress struct {
 	ButtonsSent      bool  `json:"buttons_sent,omitempty"`
 	ButtonsMessageID int64 `json:"buttons_message_id,omitempty"`
 	ButtonsRecorded  bool  `json:"buttons_recorded,omitempty"`
+	// A copy item whose chat went away: core unbound it (GoneNotice, with
+	// the chat's name and why), and the person was told (GoneTold).
+	GoneNotice bool   `json:"gone_notice,omitempty"`
+	GoneName   string `json:"gone_name,omitempty"`
+	GoneWhy    string `json:"gone_why,omitempty"`
+	GoneTold   bool   `json:"gone_told,omitempty"`
+	// SentRecorded: core knows the result's messages (for replies to
+	// them); CancelShown: the status message says cancelled.
+	SentRecorded bool `json:"sent_recorded,omitempty"`
+	CancelShown  bool `json:"cancel_shown,omitempty"`
 }
 
 // delivery sends one submission's result.
@@ -92,9 +122,14 @@ func (j *job) deliver(ctx context.Context) error {
 		return &failWork{reason: "a progress item whose submission is not a profile or channel"}
 	}
 	dl := &delivery{j: j, d: d, p: &p}
+	if j.w.Kind == channelapi.WorkCopy {
+		return dl.copy(ctx)
+	}
 	switch d.State {
 	case channelapi.DeliveryPending:
 		return dl.pending(ctx)
+	case channelapi.DeliveryCancelled:
+		return dl.cancelled(ctx)
 	case channelapi.DeliveryFailed:
 		return dl.failed(ctx, d.Error)
 	case channelapi.DeliveryReady:
@@ -158,21 +193,30 @@ const (
 	modeAlbums = "albums" // media batches first, then the text
 )
 
-// ready sends the result: the text alone by editing the status message,
+// ready sends the result and then tells core which messages it is.
+func (dl *delivery) ready(ctx context.Context) error {
+	if err := dl.send(ctx); err != nil {
+		return err
+	}
+	return dl.recordSent(ctx)
+}
+
+// send sends the result: the text alone by editing the status message,
 // or the media (one with the text as its caption; several as albums
 // followed by the text), the buttons, and then removes the status message.
-func (dl *delivery) ready(ctx context.Context) error {
+func (dl *delivery) send(ctx context.Context) error {
 	p := dl.p
 	media := dl.d.Item.Media
 	dl.reps = make([]string, len(media))
 	for i, m := range media {
-		dl.reps[i] = representation(m)
+		dl.reps[i] = representation(m, dl.j.ch.maxUpload)
 	}
 	if p.Mode == "" {
-		switch dl.sendable() {
-		case 0:
+		switch n := dl.sendable(); {
+		case n == 0:
 			p.Mode = modeText
-		case 1:
+		case n == 1 && dl.d.Copy == nil:
+			// A copy sends its media first, then the text.
 			p.Mode = modeSingle
 		default:
 			p.Mode = modeAlbums
@@ -196,7 +240,7 @@ func (dl *delivery) ready(ctx context.Context) error {
 				return dl.textOnly(ctx)
 			}
 		}
-		caption, rest := splitCaption(resultText(dl.j.lang, dl.d, dl.notes()))
+		caption, rest := splitCaption(dl.resultText())
 		if err := dl.sendRest(ctx, append([]string{caption}, rest...)); err != nil {
 			return err
 		}
@@ -209,6 +253,54 @@ func (dl *delivery) ready(ctx context.Context) error {
 		}
 	}
 	return dl.removeStatus(ctx)
+}
+
+// recordSent tells core, once, which messages the result is: a copy's
+// first message in its chat, or the result's messages in the person's.
+func (dl *delivery) recordSent(ctx context.Context) error {
+	p := dl.p
+	if p.SentRecorded {
+		return nil
+	}
+	ids := slices.Clone(p.MessageIDs)
+	if p.ButtonsMessageID != 0 && !slices.Contains(ids, p.ButtonsMessageID) {
+		ids = append(ids, p.ButtonsMessageID)
+	}
+	kind := channelapi.SentResult
+	if dl.d.Copy != nil {
+		kind = channelapi.SentChannelCopy
+		ids = ids[:min(len(ids), 1)]
+	}
+	ids = ids[:min(len(ids), maxRecorded)]
+	if len(ids) > 0 {
+		err := dl.j.ch.core.Sent(ctx, dl.j.w.ID, channelapi.SentRequest{Owner: dl.j.ch.owner, ChatID: dl.d.ChatID,
+			MessageIDs: ids, Kind: kind})
+		if err != nil {
+			return err
+		}
+	}
+	p.SentRecorded = true
+	return dl.save(ctx)
+}
+
+// maxRecorded is the most messages one SentRequest carries.
+const maxRecorded = 100
+
+// cancelled turns the status message into "cancelled", with the link
+// struck through; nothing else is sent.
+func (dl *delivery) cancelled(ctx context.Context) error {
+	d := dl.d
+	if dl.p.CancelShown || d.StatusMessageID == 0 {
+		return nil
+	}
+	prefix := dl.j.lang.t("status.cancelled")
+	m := outMessage{text: prefix + d.InputURL, entities: []models.MessageEntity{{Type: models.MessageEntityTypeStrikethrough,
+		Offset: utf16Len(prefix), Length: utf16Len(d.InputURL)}}}
+	if err := dl.j.ch.editText(ctx, d.ChatID, d.StatusMessageID, m); err != nil && !isMessageGone(err) {
+		return err
+	}
+	dl.p.CancelShown = true
+	return dl.save(ctx)
 }
 
 // sendable counts media that may still be or were sent.
@@ -231,21 +323,58 @@ func (dl *delivery) skipped(i int) bool {
 	return false
 }
 
-// notes are the lines a result adds about media it could not send.
+// notes are the lines a result adds about media it could not send: those
+// too large for the Bot API, with a link to the item's page in the web
+// library (not in a copy, whose readers cannot open it), and those
+// Telegram refused.
 func (dl *delivery) notes() []string {
 	n := len(dl.reps) - dl.sendable()
 	if n == 0 {
 		return nil
 	}
-	return []string{dl.j.lang.t("result.unsent", n)}
+	large := 0
+	for _, m := range dl.d.Item.Media {
+		if m.Size > dl.j.ch.maxUpload {
+			large++
+		}
+	}
+	var out []string
+	limit := strconv.FormatInt(dl.j.ch.maxUpload>>20, 10) + " MB" // as Telegram words its limit
+	switch {
+	case large > 0 && dl.d.WebURL != "" && dl.d.Copy == nil:
+		out = append(out, dl.j.lang.t("result.too_large_link", large, limit, dl.d.WebURL))
+	case large > 0:
+		out = append(out, dl.j.lang.t("result.too_large", large, limit))
+	}
+	if n > large {
+		out = append(out, dl.j.lang.t("result.unsent", n-large))
+	}
+	return out
+}
+
+// resultText is the result's text: a copy's with a footer linking the
+// original, else the person's with its id.
+func (dl *delivery) resultText() string {
+	if dl.d.Copy != nil {
+		return copyText(dl.j.lang, dl.d, dl.notes())
+	}
+	return resultText(dl.j.lang, dl.d, dl.notes())
+}
+
+// keyboard is the result's buttons; a copy has none.
+func (dl *delivery) keyboard() *keyboard {
+	if dl.d.Copy != nil {
+		return nil
+	}
+	return resultKeyboard(dl.j.lang, dl.d)
 }
 
 // textOnly puts the result into the status message (or a new message when
 // there is none), with the buttons, then any overflow as more messages.
 func (dl *delivery) textOnly(ctx context.Context) error {
 	d, p := dl.d, dl.p
-	parts := splitMessages(resultText(dl.j.lang, d, dl.notes()))
-	kb := resultKeyboard(dl.j.lang, d)
+	parts := splitMessages(dl.resultText())
+	kb := dl.keyboard()
 	if p.TextPartsSent == 0 {
 		m := outMessage{text: parts[0], kb: kb}
 		id := d.StatusMessageID
@@ -275,10 +404,10 @@ func (dl *delivery) textOnly(ctx context.Context) error {
 // single sends the one media with as much of the text as a caption takes
 // and the buttons; sent is false when Telegram refused it in every form.
 func (dl *delivery) single(ctx context.Context) (sent bool, err error) {
-	d, p := dl.d, dl.p
+	p := dl.p
 	i := dl.nextSendable(p.MediaSent)
-	caption, _ := splitCaption(resultText(dl.j.lang, d, dl.notes()))
-	kb := resultKeyboard(dl.j.lang, d)
+	caption, _ := splitCaption(dl.resultText())
+	kb := dl.keyboard()
 	id, ok, err := dl.sendOne(ctx, i, caption, kb)
 	if err != nil {
 		return false, err
@@ -357,9 +486,9 @@ func (dl *delivery) albums(ctx context.Context) error {
 // buttons, then the rest.
 func (dl *delivery) text(ctx context.Context) error {
 	p := dl.p
-	parts := splitMessages(resultText(dl.j.lang, dl.d, dl.notes()))
+	parts := splitMessages(dl.resultText())
 	if p.TextPartsSent == 0 {
-		kb := resultKeyboard(dl.j.lang, dl.d)
+		kb := dl.keyboard()
 		id, err := dl.j.ch.sendText(ctx, dl.d.ChatID, dl.d.ReplyToMessageID, outMessage{text: parts[0], kb: kb})
 		if err != nil {
 			return err
@@ -429,9 +558,9 @@ func (dl *delivery) removeStatus(ctx context.Context) error {
 }
 
 // representation says how a media file goes to Telegram, "" when it
-// cannot (too large for a bot).
-func representation(m channelapi.Media) string {
-	if m.Size > maxUploadBytes {
+// cannot (larger than limit, what the Bot API takes from a bot).
+func representation(m channelapi.Media, limit int64) string {
+	if m.Size > limit {
 		return ""
 	}
 	switch m.Kind {

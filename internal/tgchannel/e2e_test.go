@@ -48,17 +48,30 @@ type world struct {
 	runs atomic.Int32
 	// dbPath is the core's SQLite file, which settle reads.
 	dbPath string
+	// uploadLimit is the channel's Config.UploadLimit (0: the fake counts
+	// as a local Bot API server, which takes 2000 MB).
+	uploadLimit int64
 }
 
 func newWorld(t *testing.T, opts ...runtime.Option) *world {
 	t.Helper()
+	return newWorldEnv(t, nil, opts...)
+}
+
+// newWorldEnv is newWorld with more of core's environment.
+func newWorldEnv(t *testing.T, more map[string]string, opts ...runtime.Option) *world {
+	t.Helper()
 	fx, tme := testkit.NewFxTwitter(t), testkit.NewTme(t)
-	cfg := testcore.Config(t, map[string]string{
+	env := map[string]string{
 		"MONITOR_CHANNEL_ADDR":   "127.0.0.1:0",
 		"MONITOR_CHANNEL_SECRET": secret,
 		"MONITOR_FXTWITTER_URL":  fx.URL(),
 		"MONITOR_TME_URL":        tme.URL(),
-	})
+	}
+	for k, v := range more {
+		env[k] = v
+	}
+	cfg := testcore.Config(t, env)
 	core := testcore.Run(t, cfg, opts...)
 	require.NotEmpty(t, core.ChannelAddr())
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -84,7 +97,7 @@ func (w *world) startWith(hc *http.Client, log *slog.Logger) (stop func()) {
 	go func() {
 		done <- tgchannel.Run(ctx, tgchannel.Config{
 			Token: w.bot.Token(), APIURL: w.bot.URL(), Core: w.api, HTTPClient: hc,
-			Log: log, Owner: "test-run-" + string(rune('0'+n)),
+			Log: log, Owner: "test-run-" + string(rune('0'+n)), UploadLimit: w.uploadLimit,
 		})
 	}()
 	var stopped atomic.Bool
@@ -211,7 +224,7 @@ func TestPhotoPostArrivesAsOneAlbumThenTextWithButtons(t *testing.T) {
 	for _, c := range w.bot.Commands() {
 		names = append(names, c.Command)
 	}
-	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "account_add", "accounts", "account_remove", "cancel", "usage", "token", "web"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "cancel", "download", "pin", "usage", "token", "web"}, names)
 	zh := w.bot.CommandsFor("zh")
 	require.Len(t, zh, len(names), "the menu in Chinese for Chinese clients")
 	require.Equal(t, "list", zh[2].Command)

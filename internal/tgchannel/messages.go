@@ -71,7 +71,81 @@ var catalog = map[string]map[locale]string{
 	"cmd.account_add":    {langEN: "connect your own account of a platform, for posts only you may see (private chat only)", langZH: "连接你自己的平台账号，存档只有你能看到的帖子（仅限私聊）"},
 	"cmd.accounts":       {langEN: "your connected accounts (private chat only)", langZH: "你已连接的账号（仅限私聊）"},
 	"cmd.account_remove": {langEN: "remove a connected account and delete its credential (private chat only)", langZH: "移除已连接的账号并删除其凭据（仅限私聊）"},
-	"cmd.cancel":         {langEN: "stop a running /account_add (private chat only)", langZH: "取消正在进行的 /account_add（仅限私聊）"},
+	"cmd.cancel":         {langEN: "stop archiving a link (reply to its ⏳ message, or add the link), or a running /account_add (private chat only)", langZH: "停止存档某个链接（回复它的 ⏳ 消息，或附上链接），或取消正在进行的 /account_add（仅限私聊）"},
+	"cmd.pin":            {langEN: "pin a result in your bound channel (reply to the result, or add the link; private chat only)", langZH: "在你绑定的频道中置顶某条结果（回复该结果，或附上链接；仅限私聊）"},
+	"cmd.download":       {langEN: "archive a link and upload it to your cloud drive instead of sending it here (private chat only)", langZH: "存档链接并上传到你的云盘，而不是发送到这里（仅限私聊）"},
+	"download.queued":    {langEN: "☁️ Archiving %s; it goes up to %s once archived, and you are told here.", langZH: "☁️ 正在存档 %s；存档后将上传到 %s，完成后会在这里通知你。"},
+	"download.done":      {langEN: "☁️ Uploaded %s to %s: %d file(s), %s, in %s.", langZH: "☁️ 已将 %s 上传到 %s：%d 个文件，%s，位于 %s。"},
+	"download.failed":    {langEN: "❌ Could not upload %s to %s: %s", langZH: "❌ 无法将 %s 上传到 %s：%s"},
+	"status.cancelled":   {langEN: "🚫 Cancelled: ", langZH: "🚫 已取消："},
+	"cancel.done":        {langEN: "🚫 Stopped archiving %s for you.", langZH: "🚫 已为你停止存档 %s。"},
+	"cancel.done_many":   {langEN: "🚫 Stopped archiving %s for you (%d times you sent it).", langZH: "🚫 已为你停止存档 %s（你发送了 %d 次）。"},
+	"pin.done":           {langEN: "📌 Pinned in %s.", langZH: "📌 已在 %s 置顶。"},
+	"pin.refused":        {langEN: "I could not pin it in %s: %s. Give me the right to %s there, then /pin again.", langZH: "无法在 %s 置顶：%s。请在那里授予我“%s”权限，然后再发送 /pin。"},
+	"pin.right.channel":  {langEN: "edit messages", langZH: "编辑消息"},
+	"pin.right.group":    {langEN: "pin messages", langZH: "置顶消息"},
+	"cmd.bind":           {langEN: "copy each post you archive into a channel or group you run, where the bot is an admin (@name, t.me link or -100 id; private chat only)", langZH: "把你存档的每条帖子复制到你管理的频道或群组（机器人需为管理员；@名称、t.me 链接或 -100 开头的 ID；仅限私聊）"},
+	"cmd.channels":       {langEN: "your bound channels (private chat only)", langZH: "你绑定的频道（仅限私聊）"},
+	"cmd.unbind":         {langEN: "stop copying into a bound channel (private chat only)", langZH: "停止复制到已绑定的频道（仅限私聊）"},
+	"bind.bad_ref": {
+		langEN: "%q names no channel: send /bind @channel, /bind t.me/channel or /bind -100… (the channel's id).",
+		langZH: "%q 不是频道：请发送 /bind @频道名、/bind t.me/频道名 或 /bind -100…（频道 ID）。",
+	},
+	"bind.invite": {
+		langEN: "A bot cannot open invite links. Send the channel's @name, or for a private channel its id (-100…) or a t.me/c/… link of one of its posts.",
+		langZH: "机器人无法打开邀请链接。请发送频道的 @名称；私有频道请发送其 ID（-100…）或其中某条帖子的 t.me/c/… 链接。",
+	},
+	"bind.unseen": {
+		langEN: "I cannot see %s. Add @%s to the channel as an administrator with the right to post, then send /bind again.",
+		langZH: "我看不到 %s。请先把 @%s 添加为该频道的管理员并授予发布消息的权限，然后再发送 /bind。",
+	},
+	"bind.not_channel": {
+		langEN: "%s is not a channel or a group; only those can be bound.",
+		langZH: "%s 不是频道或群组；只能绑定频道或群组。",
+	},
+	"bind.bot_rights": {
+		langEN: "I cannot post in %s: %s. Change it in the channel's administrators, then send /bind again.",
+		langZH: "我无法在 %s 发布：%s。请在频道的管理员设置中修改，然后再发送 /bind。",
+	},
+	"bind.right.admin": {
+		langEN: "I am not an administrator there",
+		langZH: "我不是那里的管理员",
+	},
+	"bind.right.post": {
+		langEN: "I am an administrator without the right “Post messages”",
+		langZH: "我是管理员，但没有“发布消息”权限",
+	},
+	"bind.not_yours": {
+		langEN: "You are not an administrator of %s, so you cannot bind it.",
+		langZH: "你不是 %s 的管理员，因此无法绑定它。",
+	},
+	"bind.taken": {
+		langEN: "%s is bound to another account already; a channel belongs to one account.",
+		langZH: "%s 已被另一个账户绑定；一个频道只能属于一个账户。",
+	},
+	"bind.already": {
+		langEN: "%s is bound already: each post you archive is copied there.",
+		langZH: "%s 已经绑定：你存档的每条帖子都会复制到那里。",
+	},
+	"bind.done": {
+		langEN: "✅ Bound %s: from now on each post you archive is copied there too. /unbind stops it.",
+		langZH: "✅ 已绑定 %s：今后你存档的每条帖子也会复制到那里。发送 /unbind 即可停止。",
+	},
+	"channels.empty": {
+		langEN: "No channel is bound. Make the bot an administrator of your channel, then send /bind @channel.",
+		langZH: "还没有绑定频道。请先把机器人设为你频道的管理员，然后发送 /bind @频道名。",
+	},
+	"channels.head": {langEN: "📢 Your bound channels (%d):", langZH: "📢 你绑定的频道（%d 个）："},
+	"channels.hint": {langEN: "Send /unbind N to stop copying into one.", langZH: "发送 /unbind N 即可停止复制到其中一个。"},
+	"unbind.done": {
+		langEN: "✅ Unbound %s: nothing more is copied there.",
+		langZH: "✅ 已解绑 %s：不会再复制内容到那里。",
+	},
+	"copy.gone": {
+		langEN: "⚠️ %s is no longer bound: the channel is gone or I may no longer post there (%s). Fix it and send /bind again.",
+		langZH: "⚠️ %s 已解除绑定：频道已不存在，或我不再有权在那里发布（%s）。修复后请再次发送 /bind。",
+	},
+	"copy.footer": {langEN: "🔗 Original: %s", langZH: "🔗 原文：%s"},
 	"account.none_here": {
 		langEN: "No platform on this Monitor takes accounts yet.",
 		langZH: "这个 Monitor 上还没有可以连接账号的平台。",
@@ -320,6 +394,14 @@ var catalog = map[string]map[locale]string{
 	"result.unsent": {
 		langEN: "⚠️ %d media file(s) could not be sent here (too large or refused by Telegram); they are kept in your archive.",
 		langZH: "⚠️ 有 %d 个媒体文件无法在这里发送（太大或被 Telegram 拒绝）；它们仍保存在你的收藏中。",
+	},
+	"result.too_large": {
+		langEN: "⚠️ %d media file(s) are larger than the %s a bot may send here; they are kept in the archive.",
+		langZH: "⚠️ 有 %d 个媒体文件超过了机器人在这里可发送的 %s；它们仍保存在存档中。",
+	},
+	"result.too_large_link": {
+		langEN: "⚠️ %d media file(s) are larger than the %s a bot may send here; see them in your library: %s",
+		langZH: "⚠️ 有 %d 个媒体文件超过了机器人在这里可发送的 %s；请在你的收藏库中查看：%s",
 	},
 	"result.missing": {langEN: "the archived post is missing", langZH: "存档的帖子不见了"},
 

@@ -150,6 +150,24 @@ func renderUsage(l locale, u channelapi.UsageReply) string {
 func resultText(l locale, d channelapi.Delivery, notes []string) string {
 	it := d.Item
 	var b strings.Builder
+	writePost(&b, it)
+	b.WriteString("🆔 " + it.ID.String())
+	if d.CaptureState == "partial" {
+		note := l.t("result.partial")
+		if d.Error != "" {
+			note = l.t("result.partial_why", d.Error)
+		}
+		b.WriteString("\n" + note)
+	}
+	for _, n := range notes {
+		b.WriteString("\n" + n)
+	}
+	return b.String()
+}
+
+// writePost writes what a result shows of the post: the author, the text
+// and the publication time.
+func writePost(b *strings.Builder, it *channelapi.Item) {
 	if it.AuthorName != "" {
 		b.WriteString("👤 " + it.AuthorName + "\n\n")
 	}
@@ -159,14 +177,19 @@ func resultText(l locale, d channelapi.Delivery, notes []string) string {
 	if t := formatTime(it.PublishedAt); t != "" {
 		b.WriteString("🕒 " + t + "\n")
 	}
-	b.WriteString("🆔 " + it.ID.String())
-	if d.CaptureState == "partial" {
-		note := l.t("result.partial")
-		if d.Error != "" {
-			note = l.t("result.partial_why", d.Error)
-		}
-		b.WriteString("\n" + note)
+}
+
+// copyText is a result as copied to a bound channel: the author, the
+// text and the time, then a footer linking the original.
+func copyText(l locale, d channelapi.Delivery, notes []string) string {
+	it := d.Item
+	var b strings.Builder
+	writePost(&b, it)
+	url := it.SourceURL
+	if !isWebURL(url) {
+		url = d.InputURL
 	}
+	b.WriteString(l.t("copy.footer", url))
 	for _, n := range notes {
 		b.WriteString("\n" + n)
 	}

@@ -48,6 +48,11 @@ type Config struct {
 	// Owner names this process on the leases it takes ("" = generated,
 	// unique per run).
 	Owner string
+	// UploadLimit is the largest media file the Bot API takes (0: 50 MB
+	// on api.telegram.org, 2000 MB on any other APIURL, which is a local
+	// telegram-bot-api server). Larger media are not sent; the result links
+	// the item's page in the web library instead, and says why.
+	UploadLimit int64
 }
 
 // defaultWorkers is Config.Workers' default.
@@ -63,6 +68,7 @@ type channel struct {
 	channelID uuid.UUID
 	owner     string
 	workers   int
+	maxUpload int64 // Config.UploadLimit, resolved
 	wake      chan struct{}
 	order     chatOrder
 }
@@ -99,7 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	ch := &channel{tg: tg, core: cfg.Core, log: log, reg: newRegistry(), owner: cfg.Owner,
-		workers: cfg.Workers, wake: make(chan struct{}, 1)}
+		workers: cfg.Workers, maxUpload: uploadLimit(cfg.APIURL, cfg.UploadLimit), wake: make(chan struct{}, 1)}
 
 	if err := ch.start(ctx); err != nil {
 		if ctx.Err() != nil {

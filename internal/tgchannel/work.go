@@ -121,7 +121,7 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 	case err != nil:
 	case w.Kind == channelapi.WorkUpdate:
 		err = j.handleUpdate(wctx)
-	case w.Kind == channelapi.WorkDeliver || w.Kind == channelapi.WorkProgress:
+	case w.Kind == channelapi.WorkDeliver || w.Kind == channelapi.WorkProgress || w.Kind == channelapi.WorkCopy:
 		err = j.deliver(wctx)
 	case w.Kind == channelapi.WorkWatch:
 		err = j.watchNotice(wctx)
@@ -129,6 +129,8 @@ func (ch *channel) runWork(ctx context.Context, w channelapi.Work, turn *turn) {
 		err = j.approvalNotice(wctx)
 	case w.Kind == channelapi.WorkAccount:
 		err = j.accountDone(wctx)
+	case w.Kind == channelapi.WorkPush:
+		err = j.pushNotice(wctx)
 	default:
 		err = &failWork{reason: fmt.Sprintf("this channel does not know work of kind %q", w.Kind)}
 	}

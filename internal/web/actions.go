@@ -17,6 +17,7 @@ type actionService interface {
 	Refresh(ctx context.Context, tenantID, collectionID uuid.UUID, idemKey string) (app.SubmitResult, error)
 	RemoveFromLibrary(ctx context.Context, tenantID, id uuid.UUID) (time.Time, error)
 	RestoreCollection(ctx context.Context, tenantID, id uuid.UUID, savedAt time.Time) error
+	PushCollection(ctx context.Context, tenantID, collectionID uuid.UUID, destination string) (app.PushView, error)
 }
 
 // collectionID reads the {id} of an item action; a malformed one is 404.
@@ -56,6 +57,21 @@ func (s *server) refresh(w http.ResponseWriter, r *http.Request, rq *request) {
 		return
 	}
 	http.Redirect(w, r, "/captures/"+res.CaptureID.String(), http.StatusSeeOther)
+}
+
+// push serves POST /c/{id}/push: upload the item to one of the tenant's
+// cloud drives (destination), then show the item saying so.
+func (s *server) push(w http.ResponseWriter, r *http.Request, rq *request) {
+	id, ok := s.collectionID(w, r, rq)
+	if !ok {
+		return
+	}
+	v, err := s.d.App.PushCollection(r.Context(), rq.tenantID, id, r.PostFormValue("destination"))
+	if err != nil {
+		s.refused(w, r, rq, err)
+		return
+	}
+	http.Redirect(w, r, "/c/"+id.String()+"?"+url.Values{"pushed": {v.Destination}}.Encode(), http.StatusSeeOther)
 }
 
 // delete serves POST /c/{id}/delete: remove the item from the library and

@@ -167,6 +167,8 @@ func adminMessages() catalog {
 		"admin.t.daily":        {"Captures a day", "每日采集数"},
 		"admin.t.concurrent":   {"Captures at once", "同时采集数"},
 		"admin.t.quotabytes":   {"Quota in bytes (empty: none)", "配额字节数（留空表示不限）"},
+		"admin.t.channels":     {"Channels it may bind (0: none)", "可绑定的频道数（0 表示不可绑定）"},
+		"admin.t.bound":        {"bound", "已绑定"},
 		"admin.t.zero":         {"0 means no limit.", "0 表示不限。"},
 		"admin.t.save":         {"Save", "保存"},
 		"admin.t.resetday":     {"Reset today's count", "重置今日计数"},

@@ -123,6 +123,10 @@ type tenantDetailView struct {
 	Statuses  []option
 	Limits    app.TenantLimits
 	LimitsErr string
+	// ChannelLimit is the form's channel limit; Channels the tenant's
+	// bound channels and cloud destinations.
+	ChannelLimit int
+	Channels     *channelsView
 }
 
 // adminTenant serves GET /admin/tenants/{name}.
@@ -148,7 +152,11 @@ func (s *server) renderTenant(w http.ResponseWriter, r *http.Request, rq *reques
 		return
 	}
 	v := &tenantDetailView{T: t, Reserved: formatBytes(t.ReservedBytes), Tokens: toks, Sessions: sess, Statuses: s.statusOptions(rq, false),
-		Limits: t.Limits, Quota: "—"}
+		Limits: t.Limits, Quota: "—", ChannelLimit: t.ChannelLimit}
+	if v.Channels, err = bindingsOf(ctx, s.d.App, t.ID); err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
 	if t.UsedBytes != nil {
 		v.Used = formatBytes(*t.UsedBytes)
 	}
@@ -156,7 +164,7 @@ func (s *server) renderTenant(w http.ResponseWriter, r *http.Request, rq *reques
 		v.Quota, v.QuotaIn = formatBytes(*t.QuotaBytes), strconv.FormatInt(*t.QuotaBytes, 10)
 	}
 	if form != nil {
-		v.Limits, v.QuotaIn, v.LimitsErr = form.Limits, form.QuotaIn, form.LimitsErr
+		v.Limits, v.QuotaIn, v.LimitsErr, v.ChannelLimit = form.Limits, form.QuotaIn, form.LimitsErr, form.ChannelLimit
 	}
 	s.adminPage(w, r, rq, status, "admin_tenant.html", "tenants", "admin.tenants", adminView{Body: v, Error: problem})
 }
@@ -203,18 +211,26 @@ func (s *server) adminTenantOperator(w http.ResponseWriter, r *http.Request, rq 
 func (s *server) adminTenantLimits(w http.ResponseWriter, r *http.Request, rq *request) {
 	name := r.PathValue("name")
 	var l app.TenantLimits
-	var ok1, ok2, ok3 bool
+	var ok1, ok2, ok3, ok4 bool
 	l.IntervalSeconds, ok1 = optionalCount(r.PostFormValue("interval"))
 	l.Daily, ok2 = optionalCount(r.PostFormValue("daily"))
 	l.Concurrent, ok3 = optionalCount(r.PostFormValue("concurrent"))
+	channels, ok4 := 0, true
+	channelsIn := strings.TrimSpace(r.PostFormValue("channels"))
+	if channelsIn != "" {
+		channels, ok4 = optionalCount(channelsIn)
+	}
 	quotaIn := strings.TrimSpace(r.PostFormValue("quota"))
-	form := &tenantDetailView{Limits: l, QuotaIn: quotaIn}
-	if !ok1 || !ok2 || !ok3 {
+	form := &tenantDetailView{Limits: l, QuotaIn: quotaIn, ChannelLimit: channels}
+	if !ok1 || !ok2 || !ok3 || !ok4 {
 		form.LimitsErr = s.t(rq, "admin.err.limits")
 		s.renderTenant(w, r, rq, http.StatusBadRequest, name, form, "")
 		return
 	}
 	ch := app.TenantChange{Limits: &l, QuotaSet: true}
+	if channelsIn != "" {
+		ch.ChannelLimit = &channels
+	}
 	if quotaIn != "" {
 		q, err := strconv.ParseInt(quotaIn, 10, 64)
 		if err != nil || q < 0 {

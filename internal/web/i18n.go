@@ -25,7 +25,7 @@ type catalog map[string]message
 func newCatalog() (catalog, error) {
 	c := catalog{}
 	for _, part := range []catalog{layoutMessages(), signinMessages(), buildMessages(), itemMessages(), libraryMessages(),
-		captureMessages(), usageMessages(), tokenMessages(), accountMessages(), sessionMessages(), settingsMessages(), searchMessages(), submissionMessages(),
+		captureMessages(), usageMessages(), tokenMessages(), accountMessages(), channelMessages(), sessionMessages(), settingsMessages(), searchMessages(), submissionMessages(),
 		adminMessages(), watchMessages(), adminWatchMessages()} {
 		for k, m := range part {
 			if _, dup := c[k]; dup {

@@ -40,6 +40,10 @@ type ItemView struct {
 	// Chain is the profile's submission the page was opened from (nil :
 	// none), for its progress and Fetch more.
 	Chain *chainLink
+	// Destinations are the cloud drives the tenant may push the item to
+	// (live site only); Pushed names the one a push just went to.
+	Destinations []app.DestinationView
+	Pushed       string
 }
 
 // chainLink is a profile's or channel's submission as its page shows it.
@@ -114,6 +118,15 @@ func (s *server) item(w http.ResponseWriter, r *http.Request, rq *request) {
 	if e := post.Entity; e != nil && (e.Render == RenderXProfile || e.Render == RenderTelegramChannel) {
 		if !s.profilePosts(w, r, rq, v, e, view) {
 			return
+		}
+	}
+	if view.Destinations, err = s.d.App.TenantDestinations(r.Context(), rq.tenantID); err != nil {
+		s.fail(w, r, rq, err)
+		return
+	}
+	for _, d := range view.Destinations {
+		if d.Name == r.URL.Query().Get("pushed") {
+			view.Pushed = d.Name
 		}
 	}
 	s.page(w, r, rq, http.StatusOK, "item.html", &Page{Title: itemTitle(v), Post: post, Data: view, Nav: "library"})

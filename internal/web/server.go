@@ -29,6 +29,7 @@ type Service interface {
 	adminService
 	watchService
 	accountService
+	channelService
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)
 	Revisions(ctx context.Context, tenantID, collectionID uuid.UUID) ([]app.RevisionView, error)
 	// CollectionChainSummary is the item page's "verified chain" line.
@@ -106,6 +107,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/submissions/{id}/more", signedIn, s.moreSubmission},
 		{http.MethodPost, "/submissions/{id}/stop", signedIn, s.stopSubmission},
 		{http.MethodPost, "/c/{id}/refresh", signedIn, s.refresh},
+		{http.MethodPost, "/c/{id}/push", signedIn, s.push},
 		{http.MethodPost, "/c/{id}/delete", signedIn, s.delete},
 		{http.MethodPost, "/c/{id}/restore", signedIn, s.restore},
 		{http.MethodGet, "/usage", signedIn, s.usage},
@@ -118,7 +120,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/settings", signedIn, s.saveSettings},
 		{http.MethodGet, "/c/{id}", signedIn, s.item},
 		{http.MethodGet, "/c/{id}/diff", signedIn, s.itemDiff},
-	}, append(append(append(s.signinRoutes(), s.adminRoutes()...), s.watchRoutes()...), s.accountRoutes()...)...)
+	}, append(append(append(s.signinRoutes(), s.adminRoutes()...), s.watchRoutes()...), append(s.accountRoutes(), s.channelRoutes()...)...)...)
 }
 
 // NewHandler returns the web library's handler. Mount it at / on the same

@@ -28,7 +28,7 @@ var content embed.FS
 func pages() []string {
 	return append([]string{"list.html", "post.html", "item.html", "terms.html", "search.html", "404.html", "error.html", "login.html",
 		"library.html", "capture.html", "usage.html", "tokens.html", "accounts.html", "sessions.html", "settings.html", "results.html",
-		"submission.html", "watches.html", "watch.html", "admin_watches.html"}, adminPages()...)
+		"submission.html", "watches.html", "watch.html", "admin_watches.html", "channels.html"}, adminPages()...)
 }
 
 // Asset is a static file with a content-hashed name, so that it can be

@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -688,4 +689,13 @@ func Hashtags(text string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// CollectionFile renders one collection as its capsule collection file:
+// the file's name (<YYYY-MM-DD>-<id>.md) and bytes. Core's pushes to
+// cloud destinations write it next to the media (app.CollectionFile).
+func CollectionFile(ec app.ExportedCollection) (string, []byte, error) {
+	c := FromExported(ec)
+	data, err := capsule.MarshalCollection(&c)
+	return path.Base(capsule.CollectionPath(&c)), data, err
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/blob"
+	"github.com/monitorhq/monitor/internal/capsule/export"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/queue"
 	"github.com/monitorhq/monitor/internal/store"
@@ -149,7 +150,8 @@ func New(t testing.TB, o Options) *Core {
 	}
 	_, c.SigningKey, _ = ed25519.GenerateKey(rand.Reader)
 	deps := app.Deps{Store: c.Store, Blob: c.Blob, Log: log, Limits: o.Limits, Hooks: c.Hooks(),
-		HTTPAddr: o.HTTPAddr, TelegramToken: o.TelegramToken, MasterKey: o.MasterKey, SigningKey: c.SigningKey}
+		HTTPAddr: o.HTTPAddr, TelegramToken: o.TelegramToken, MasterKey: o.MasterKey, SigningKey: c.SigningKey,
+		CollectionFile: export.CollectionFile}
 	if o.NoAdapters {
 		c.App = app.New(deps)
 		return c
