@@ -153,7 +153,16 @@ func (a *Adapter) runSession(ctx context.Context, data *session.Data, f func(ctx
 		return kit.Err(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "the session cannot be used; add the account again")
 	}
 	client := gotd.NewClient(a.mt.AppID, a.mt.AppHash, a.clientOptions(storage))
-	err := client.Run(ctx, func(ctx context.Context) error { return f(ctx, client.API()) })
+	// gotd's Run may end without an error when its connection dies under
+	// f, so f's own outcome decides.
+	ferr := errors.New("the connection to Telegram ended early")
+	err := client.Run(ctx, func(ctx context.Context) error {
+		ferr = f(ctx, client.API())
+		return ferr
+	})
+	if err == nil {
+		err = ferr
+	}
 	return sessionError(ctx, err)
 }
 

@@ -1,0 +1,310 @@
+package testkit
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotd/td/session"
+	gotd "github.com/gotd/td/telegram"
+	"github.com/gotd/td/telegram/dcs"
+	"github.com/gotd/td/tg"
+	"github.com/gotd/td/tgerr"
+	"github.com/gotd/td/tgtest"
+	"github.com/gotd/td/tgtest/cluster"
+)
+
+// Telegram is a fake Telegram for the mtproto provider: gotd's in-process
+// MTProto test server (tgtest) on a loopback port, with handlers for the
+// calls the provider makes, answering from a small world of one account,
+// its channels, their messages and files. File bytes are made on the fly
+// from the file id and offset, so a big file never sits in memory.
+type Telegram struct {
+	cluster *cluster.Cluster
+
+	mu       sync.Mutex
+	self     *tg.User
+	channels []*tg.Channel
+	messages map[int64][]*tg.Message // by channel id
+	files    map[int64]*FakeFile     // by photo or document id
+	faults   map[uint32][]*tgerr.Error
+	calls    map[uint32]int
+}
+
+// FakeFile is a file of the fake Telegram.
+type FakeFile struct {
+	ID   int64
+	Size int64
+	// Ref is the file reference the server accepts now.
+	Ref []byte
+}
+
+// FakeFileByte is byte i of a fake file: the same on every read.
+func FakeFileByte(id, i int64) byte { return byte((i*131 + id*7 + i>>9) & 0xff) }
+
+// NewTelegram starts a fake Telegram until the test ends.
+func NewTelegram(t testing.TB) *Telegram {
+	t.Helper()
+	f := &Telegram{
+		cluster:  cluster.NewCluster(cluster.Options{}),
+		self:     &tg.User{ID: 5001, AccessHash: 77, Username: "spore_reader", FirstName: "Spore", Self: true},
+		messages: map[int64][]*tg.Message{},
+		files:    map[int64]*FakeFile{},
+		faults:   map[uint32][]*tgerr.Error{},
+		calls:    map[uint32]int{},
+	}
+	d := f.cluster.Dispatch(2, "server")
+	f.register(d)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = f.cluster.Up(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	select {
+	case <-f.cluster.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("testkit: the fake Telegram did not start")
+	}
+	return f
+}
+
+// DCList, Resolver and PublicKeys point a gotd client at the fake.
+func (f *Telegram) DCList() dcs.List             { return f.cluster.List() }
+func (f *Telegram) Resolver() dcs.Resolver       { return f.cluster.Resolver() }
+func (f *Telegram) PublicKeys() []gotd.PublicKey { return f.cluster.Keys() }
+
+// Session signs a client in to the fake (the key exchange) and returns
+// its session as gotd's session.json holds it.
+func (f *Telegram) Session(t testing.TB) []byte {
+	t.Helper()
+	storage := &session.StorageMemory{}
+	c := gotd.NewClient(1, "test-hash", gotd.Options{PublicKeys: f.PublicKeys(), DCList: f.DCList(), Resolver: f.Resolver(),
+		SessionStorage: storage, NoUpdates: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx, func(context.Context) error { return nil }); err != nil {
+		t.Fatalf("testkit: sign in to the fake Telegram: %v", err)
+	}
+	b, err := storage.Bytes(nil)
+	if err != nil {
+		t.Fatalf("testkit: read the fake session: %v", err)
+	}
+	return b
+}
+
+// Self is the signed-in account.
+func (f *Telegram) Self() *tg.User { return f.self }
+
+// AddChannel adds a channel the account is a member of.
+func (f *Telegram) AddChannel(ch *tg.Channel) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ch.Photo == nil {
+		ch.Photo = &tg.ChatPhotoEmpty{}
+	}
+	f.channels = append(f.channels, ch)
+}
+
+// AddMessage adds a message to a channel.
+func (f *Telegram) AddMessage(channelID int64, m *tg.Message) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m.PeerID = &tg.PeerChannel{ChannelID: channelID}
+	if m.Date == 0 {
+		m.Date = int(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).Unix())
+	}
+	f.messages[channelID] = append(f.messages[channelID], m)
+}
+
+// AddFile makes a file of size bytes downloadable under id.
+func (f *Telegram) AddFile(id, size int64) *FakeFile {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ff := &FakeFile{ID: id, Size: size, Ref: []byte{byte(id), 1}}
+	f.files[id] = ff
+	return ff
+}
+
+// RenewFileRef gives a file a new reference: messages read from now on
+// carry it, and the old one answers FILE_REFERENCE_EXPIRED.
+func (f *Telegram) RenewFileRef(id int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ff := f.files[id]
+	ff.Ref = []byte{byte(id), ff.Ref[1] + 1}
+	for _, msgs := range f.messages {
+		for _, m := range msgs {
+			switch md := m.Media.(type) {
+			case *tg.MessageMediaPhoto:
+				if p, ok := md.Photo.(*tg.Photo); ok && p.ID == id {
+					p.FileReference = ff.Ref
+				}
+			case *tg.MessageMediaDocument:
+				if d, ok := md.Document.(*tg.Document); ok && d.ID == id {
+					d.FileReference = ff.Ref
+				}
+			}
+		}
+	}
+}
+
+// Fail makes the next calls of a method (by its request type id, e.g.
+// tg.UsersGetUsersRequestTypeID) answer errs, one per call.
+func (f *Telegram) Fail(typeID uint32, errs ...*tgerr.Error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults[typeID] = append(f.faults[typeID], errs...)
+}
+
+// Calls counts the calls of a method so far.
+func (f *Telegram) Calls(typeID uint32) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[typeID]
+}
+
+// handle registers a method's handler behind the fault queue.
+func (f *Telegram) handle(d *tgtest.Dispatcher, id uint32, h func(s *tgtest.Server, req *tgtest.Request) error) {
+	d.HandleFunc(id, func(s *tgtest.Server, req *tgtest.Request) error {
+		f.mu.Lock()
+		f.calls[id]++
+		var fault *tgerr.Error
+		if q := f.faults[id]; len(q) > 0 {
+			fault, f.faults[id] = q[0], q[1:]
+		}
+		f.mu.Unlock()
+		if fault != nil {
+			return s.SendErr(req, fault)
+		}
+		return h(s, req)
+	})
+}
+
+func (f *Telegram) register(d *tgtest.Dispatcher) {
+	f.handle(d, tg.UsersGetUsersRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		return s.SendVector(req, f.self)
+	})
+	f.handle(d, tg.MessagesGetDialogsRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		f.mu.Lock()
+		out := &tg.MessagesDialogs{}
+		for _, ch := range f.channels {
+			top := 1
+			for _, m := range f.messages[ch.ID] {
+				top = max(top, m.ID)
+			}
+			out.Dialogs = append(out.Dialogs, &tg.Dialog{Peer: &tg.PeerChannel{ChannelID: ch.ID}, TopMessage: top})
+			out.Messages = append(out.Messages, &tg.Message{ID: top, PeerID: &tg.PeerChannel{ChannelID: ch.ID}, Date: 1})
+			out.Chats = append(out.Chats, ch)
+		}
+		f.mu.Unlock()
+		return s.SendResult(req, out)
+	})
+	f.handle(d, tg.ContactsResolveUsernameRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.ContactsResolveUsernameRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, ch := range f.channels {
+			if ch.Username != "" && strings.EqualFold(ch.Username, r.Username) {
+				return s.SendResult(req, &tg.ContactsResolvedPeer{Peer: &tg.PeerChannel{ChannelID: ch.ID}, Chats: []tg.ChatClass{ch}})
+			}
+		}
+		return s.SendErr(req, tgerr.New(400, "USERNAME_NOT_OCCUPIED"))
+	})
+	f.handle(d, tg.ChannelsGetMessagesRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.ChannelsGetMessagesRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		in, ok := r.Channel.(*tg.InputChannel)
+		if !ok {
+			return s.SendErr(req, tgerr.New(400, "CHANNEL_INVALID"))
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var ch *tg.Channel
+		for _, c := range f.channels {
+			if c.ID == in.ChannelID && c.AccessHash == in.AccessHash {
+				ch = c
+			}
+		}
+		if ch == nil {
+			return s.SendErr(req, tgerr.New(400, "CHANNEL_INVALID"))
+		}
+		out := &tg.MessagesChannelMessages{Chats: []tg.ChatClass{ch}}
+		for _, id := range r.ID {
+			mid, ok := id.(*tg.InputMessageID)
+			if !ok {
+				continue
+			}
+			var found tg.MessageClass = &tg.MessageEmpty{ID: mid.ID}
+			for _, m := range f.messages[ch.ID] {
+				if m.ID == mid.ID {
+					found = m
+				}
+			}
+			out.Messages = append(out.Messages, found)
+		}
+		out.Count = len(out.Messages)
+		return s.SendResult(req, out)
+	})
+	f.handle(d, tg.UploadGetFileRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.UploadGetFileRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		var (
+			id  int64
+			ref []byte
+		)
+		switch l := r.Location.(type) {
+		case *tg.InputPhotoFileLocation:
+			id, ref = l.ID, l.FileReference
+		case *tg.InputDocumentFileLocation:
+			id, ref = l.ID, l.FileReference
+		default:
+			return s.SendErr(req, tgerr.New(400, "LOCATION_INVALID"))
+		}
+		f.mu.Lock()
+		ff := f.files[id]
+		var cur []byte
+		if ff != nil {
+			cur = ff.Ref
+		}
+		f.mu.Unlock()
+		switch {
+		case ff == nil:
+			return s.SendErr(req, tgerr.New(400, "LOCATION_INVALID"))
+		case string(cur) != string(ref):
+			return s.SendErr(req, tgerr.New(400, "FILE_REFERENCE_EXPIRED"))
+		case r.Limit <= 0 || r.Limit > 1<<20 || r.Offset < 0:
+			return s.SendErr(req, tgerr.New(400, "LIMIT_INVALID"))
+		}
+		end := min(r.Offset+int64(r.Limit), ff.Size)
+		var data []byte
+		if r.Offset < end {
+			data = make([]byte, end-r.Offset)
+			for i := range data {
+				data[i] = FakeFileByte(id, r.Offset+int64(i))
+			}
+		}
+		return s.SendResult(req, &tg.UploadFile{Type: &tg.StorageFilePartial{}, Mtime: 1, Bytes: data})
+	})
+}
+
+// Errors a test makes the fake answer.
+var (
+	// ErrFloodWait3 asks the client to wait 3 seconds.
+	ErrFloodWait3 = tgerr.New(420, "FLOOD_WAIT_3")
+	// ErrAuthKeyUnregistered refuses a session that was signed out.
+	ErrAuthKeyUnregistered = tgerr.New(401, "AUTH_KEY_UNREGISTERED")
+)
