@@ -236,11 +236,11 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 		for i, m := range resp.GetMedia() {
 			asset := store.Asset{
 				CaptureID: c.ID, DataScope: c.DataScope, Visibility: c.Visibility, Position: i,
-				Purpose: m.GetPurpose(), EntityKey: resourceOf[i], SourceURL: m.GetUrl(), Kind: mediaKind(m.GetKind()),
+				Purpose: m.GetPurpose(), EntityKey: resourceOf[i], SourceURL: m.GetUrl(), StreamRef: m.GetStreamRef(), Kind: mediaKind(m.GetKind()),
 				Mime: m.GetMime(), Width: int(m.GetWidth()), Height: int(m.GetHeight()), DurationMS: int(m.GetDurationMs()),
 				Alt: m.GetAlt(), Sensitive: m.GetSensitive(), CacheKey: m.GetCacheKey(), State: store.AssetPending,
 			}
-			if r := m.GetUnavailableReason(); r != "" || m.GetUrl() == "" {
+			if r := m.GetUnavailableReason(); r != "" || (m.GetUrl() == "" && m.GetStreamRef() == "") {
 				if r == "" {
 					r = "the adapter gave no address for this media"
 				}
