@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"io"
 	"runtime"
@@ -66,7 +67,7 @@ func (h *mtHarness) fetch(t *testing.T, ext string) *adapterv1.FetchResponse {
 
 // read streams a medium and returns its SHA-256, size and first chunk's
 // mime, or the stream's error.
-func (h *mtHarness) read(t *testing.T, ref string) (sum [32]byte, size int64, mime string, e *adapterv1.Error) {
+func (h *mtHarness) read(t *testing.T, ref string) (sum string, size int64, mime string, e *adapterv1.Error) {
 	t.Helper()
 	st, err := h.client.ReadMedia(context.Background(), &adapterv1.ReadMediaRequest{ProviderId: telegram.ProviderMTProto,
 		Credential: h.cred, StreamRef: ref})
@@ -88,25 +89,7 @@ func (h *mtHarness) read(t *testing.T, ref string) (sum [32]byte, size int64, mi
 		hash.Write(c.GetData())
 		size += int64(len(c.GetData()))
 	}
-	copy(sum[:], hash.Sum(nil))
-	return sum, size, mime, nil
-}
-
-// fakeSum is the SHA-256 of a fake file.
-func fakeSum(id, size int64) [32]byte {
-	h := sha256.New()
-	buf := make([]byte, 0, 64<<10)
-	for i := int64(0); i < size; i++ {
-		buf = append(buf, testkit.FakeFileByte(id, i))
-		if len(buf) == cap(buf) {
-			h.Write(buf)
-			buf = buf[:0]
-		}
-	}
-	h.Write(buf)
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	return hex.EncodeToString(hash.Sum(nil)), size, mime, nil
 }
 
 func tgPhoto(id int64, ref []byte) *tg.MessageMediaPhoto {
@@ -164,12 +147,12 @@ func TestMTProtoPrivateAlbum(t *testing.T) {
 	sum, size, _, e := h.read(t, img.GetStreamRef())
 	require.Nil(t, e)
 	require.Equal(t, int64(200_000), size)
-	require.Equal(t, fakeSum(9001, 200_000), sum)
+	require.Equal(t, testkit.FakeFileSHA256(9001, 200_000), sum)
 	sum, size, mime, e := h.read(t, mov.GetStreamRef())
 	require.Nil(t, e)
 	require.Equal(t, "video/mp4", mime)
 	require.Equal(t, int64(1_300_000), size)
-	require.Equal(t, fakeSum(9002, 1_300_000), sum)
+	require.Equal(t, testkit.FakeFileSHA256(9002, 1_300_000), sum)
 }
 
 // A public channel's post read through a session is public unless the
@@ -211,7 +194,7 @@ func TestMTProtoFileReferenceExpired(t *testing.T) {
 	sum, size, _, e := h.read(t, ref)
 	require.Nil(t, e)
 	require.Equal(t, int64(700_000), size)
-	require.Equal(t, fakeSum(9100, 700_000), sum)
+	require.Equal(t, testkit.FakeFileSHA256(9100, 700_000), sum)
 	require.Equal(t, before+1, h.fake.Calls(tg.ChannelsGetMessagesRequestTypeID), "the message was read again once")
 }
 
@@ -348,7 +331,7 @@ func TestMTProtoStream50MiB(t *testing.T) {
 	<-done
 	require.Nil(t, e)
 	require.Equal(t, int64(size), n)
-	require.Equal(t, fakeSum(9200, size), sum)
+	require.Equal(t, testkit.FakeFileSHA256(9200, size), sum)
 	grew := int64(peak.Load()) - int64(base.HeapInuse)
 	t.Logf("50 MiB in %s (%.1f MiB/s); heap in use peaked %.1f MiB above the start (%.1f MiB)", elapsed,
 		float64(size)/(1<<20)/elapsed.Seconds(), float64(grew)/(1<<20), float64(peak.Load())/(1<<20))

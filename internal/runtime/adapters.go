@@ -25,7 +25,8 @@ func BuiltinAdapter(name string, cfg *config.Config) (adapterv1.AdapterServer, e
 	case "x":
 		return x.NewWithSession(x.Options{BaseURL: cfg.FxTwitterURL}, x.Options{BaseURL: cfg.XAPIURL}), nil
 	case "telegram":
-		return telegram.New(telegram.Options{BaseURL: cfg.TmeURL}), nil
+		return telegram.NewWithMTProto(telegram.Options{BaseURL: cfg.TmeURL},
+			telegram.MTProto{AppID: cfg.TelegramAppID, AppHash: cfg.TelegramAppHash}), nil
 	}
 	return nil, fmt.Errorf("no built-in adapter %q; built-in adapters: %s", name, strings.Join(BuiltinNames(), ", "))
 }

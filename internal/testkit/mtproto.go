@@ -2,6 +2,8 @@ package testkit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +45,21 @@ type FakeFile struct {
 
 // FakeFileByte is byte i of a fake file: the same on every read.
 func FakeFileByte(id, i int64) byte { return byte((i*131 + id*7 + i>>9) & 0xff) }
+
+// FakeFileSHA256 is the SHA-256 of a fake file, in hex.
+func FakeFileSHA256(id, size int64) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 64<<10)
+	for i := int64(0); i < size; i++ {
+		buf = append(buf, FakeFileByte(id, i))
+		if len(buf) == cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // NewTelegram starts a fake Telegram until the test ends.
 func NewTelegram(t testing.TB) *Telegram {
