@@ -337,3 +337,68 @@ func TestMTProtoStream50MiB(t *testing.T) {
 		float64(size)/(1<<20)/elapsed.Seconds(), float64(grew)/(1<<20), float64(peak.Load())/(1<<20))
 	require.Less(t, grew, int64(24<<20), "the file was never whole in memory")
 }
+
+// answers is a scripted person signing in: the answer to each question
+// by a word of it, and the questions asked.
+type answers struct {
+	by    map[string]string
+	asked []string
+}
+
+func (a *answers) ask(_ context.Context, q string, secret bool) (string, error) {
+	a.asked = append(a.asked, q)
+	for word, answer := range a.by {
+		if strings.Contains(q, word) {
+			return answer, nil
+		}
+	}
+	return "", errors.New("unexpected question " + q)
+}
+
+// Sign-in with a login code, and with a code and the two-step
+// verification password (SRP, checked by the fake against its verifier):
+// the session it makes is one PrepareCredential takes.
+func TestMTProtoSignIn(t *testing.T) {
+	h := newMTHarness(t)
+	mt := telegram.MTProto{AppID: 1, AppHash: "test-hash", DCList: h.fake.DCList(), Resolver: h.fake.Resolver(), PublicKeys: h.fake.PublicKeys()}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, password string
+		questions      int
+	}{{"code", "", 2}, {"code and password", "correct horse battery staple", 3}} {
+		t.Run(tt.name, func(t *testing.T) {
+			h.fake.SetSignIn(t, "+15550001111", "12345", tt.password)
+			h.fake.Fail(tg.UsersGetUsersRequestTypeID, testkit.ErrAuthKeyUnregistered) // a new session is signed out
+			who := &answers{by: map[string]string{"Phone": "+15550001111", "code": "12345", "password": tt.password}}
+			sess, err := telegram.SignIn(ctx, mt, who.ask)
+			require.NoError(t, err)
+			require.Len(t, who.asked, tt.questions)
+			resp, err := h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: telegram.ProviderMTProto, Input: sess})
+			require.NoError(t, err)
+			require.Nil(t, resp.GetError())
+			require.Equal(t, "5001", resp.GetAccountId())
+		})
+	}
+
+	// Wrong answers say what was wrong.
+	h.fake.SetSignIn(t, "+15550001111", "12345", "right")
+	for _, tt := range []struct {
+		name    string
+		by      map[string]string
+		message string
+	}{
+		{"wrong password", map[string]string{"Phone": "+15550001111", "code": "12345", "password": "wrong"}, "two-step verification password"},
+		{"wrong code", map[string]string{"Phone": "+15550001111", "code": "99999"}, "login code"},
+		{"wrong phone", map[string]string{"Phone": "+1"}, "phone number"},
+	} {
+		h.fake.Fail(tg.UsersGetUsersRequestTypeID, testkit.ErrAuthKeyUnregistered)
+		_, err := telegram.SignIn(ctx, mt, (&answers{by: tt.by}).ask)
+		require.Error(t, err, tt.name)
+		require.Contains(t, err.Error(), tt.message, tt.name)
+		if pw := tt.by["password"]; pw != "" {
+			require.NotContains(t, err.Error(), pw, tt.name)
+		}
+	}
+	_, err := telegram.SignIn(ctx, telegram.MTProto{}, (&answers{}).ask)
+	require.ErrorIs(t, err, telegram.ErrNoAppCredentials)
+}

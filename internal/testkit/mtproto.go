@@ -2,13 +2,17 @@ package testkit
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"math/big"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gotd/td/crypto/srp"
 	"github.com/gotd/td/session"
 	gotd "github.com/gotd/td/telegram"
 	"github.com/gotd/td/telegram/dcs"
@@ -33,6 +37,19 @@ type Telegram struct {
 	files    map[int64]*FakeFile     // by photo or document id
 	faults   map[uint32][]*tgerr.Error
 	calls    map[uint32]int
+	// Sign-in: the phone, code and 2FA password the fake accepts.
+	phone, code string
+	password    *srpPassword
+}
+
+// srpPassword is the server side of a two-step verification password
+// (https://core.telegram.org/api/srp): the verifier v and this round's
+// secret b, from which it checks the client's proof without the password.
+type srpPassword struct {
+	algo *tg.PasswordKdfAlgoSHA256SHA256PBKDF2HMACSHA512iter100000SHA256ModPow
+	v, b *big.Int
+	gb   []byte
+	id   int64
 }
 
 // FakeFile is a file of the fake Telegram.
@@ -205,6 +222,59 @@ func (f *Telegram) handle(d *tgtest.Dispatcher, id uint32, h func(s *tgtest.Serv
 }
 
 func (f *Telegram) register(d *tgtest.Dispatcher) {
+	f.handle(d, tg.AuthSendCodeRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.AuthSendCodeRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		ok := f.phone != "" && r.PhoneNumber == f.phone
+		f.mu.Unlock()
+		if !ok {
+			return s.SendErr(req, tgerr.New(400, "PHONE_NUMBER_INVALID"))
+		}
+		return s.SendResult(req, &tg.AuthSentCode{Type: &tg.AuthSentCodeTypeApp{Length: 5}, PhoneCodeHash: "fake-code-hash"})
+	})
+	f.handle(d, tg.AuthSignInRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.AuthSignInRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		code, pw := f.code, f.password
+		f.mu.Unlock()
+		switch {
+		case r.PhoneCodeHash != "fake-code-hash" || r.PhoneCode != code:
+			return s.SendErr(req, tgerr.New(400, "PHONE_CODE_INVALID"))
+		case pw != nil:
+			return s.SendErr(req, tgerr.New(401, "SESSION_PASSWORD_NEEDED"))
+		}
+		return s.SendResult(req, &tg.AuthAuthorization{User: f.self})
+	})
+	f.handle(d, tg.AccountGetPasswordRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		f.mu.Lock()
+		pw := f.password
+		f.mu.Unlock()
+		if pw == nil {
+			return s.SendResult(req, &tg.AccountPassword{NewAlgo: &tg.PasswordKdfAlgoUnknown{}, NewSecureAlgo: &tg.SecurePasswordKdfAlgoUnknown{}})
+		}
+		return s.SendResult(req, &tg.AccountPassword{HasPassword: true, CurrentAlgo: pw.algo, SRPB: pw.gb, SRPID: pw.id,
+			NewAlgo: &tg.PasswordKdfAlgoUnknown{}, NewSecureAlgo: &tg.SecurePasswordKdfAlgoUnknown{}})
+	})
+	f.handle(d, tg.AuthCheckPasswordRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.AuthCheckPasswordRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		pw := f.password
+		f.mu.Unlock()
+		in, ok := r.Password.(*tg.InputCheckPasswordSRP)
+		if pw == nil || !ok || in.SRPID != pw.id || !pw.checkSRP(in.A, in.M1) {
+			return s.SendErr(req, tgerr.New(400, "PASSWORD_HASH_INVALID"))
+		}
+		return s.SendResult(req, &tg.AuthAuthorization{User: f.self})
+	})
 	f.handle(d, tg.UsersGetUsersRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
 		return s.SendVector(req, f.self)
 	})
@@ -316,6 +386,82 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 		}
 		return s.SendResult(req, &tg.UploadFile{Type: &tg.StorageFilePartial{}, Mtime: 1, Bytes: data})
 	})
+}
+
+// SetSignIn makes the fake accept a sign-in with phone and code, and, when
+// password is not "", the two-step verification password.
+func (f *Telegram) SetSignIn(t testing.TB, phone, code, password string) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.phone, f.code, f.password = phone, code, nil
+	if password == "" {
+		return
+	}
+	algo := &tg.PasswordKdfAlgoSHA256SHA256PBKDF2HMACSHA512iter100000SHA256ModPow{
+		Salt1: []byte{230, 200, 149, 125, 223, 152, 141, 72}, Salt2: []byte{159, 99, 68, 130, 43, 9, 108, 255}, G: 3, P: telegramPrime(),
+	}
+	vb, salt1, err := srp.NewSRP(rand.Reader).NewHash([]byte(password), srp.Input{Salt1: algo.Salt1, Salt2: algo.Salt2, G: algo.G, P: algo.P})
+	if err != nil {
+		t.Fatalf("testkit: make the 2FA verifier: %v", err)
+	}
+	algo.Salt1 = salt1
+	p, g := new(big.Int).SetBytes(algo.P), big.NewInt(int64(algo.G))
+	b, err := rand.Int(rand.Reader, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := new(big.Int).SetBytes(vb)
+	// B = (k*v + g^b) mod p, k = H(p | pad(g)).
+	k := new(big.Int).SetBytes(sha(algo.P, pad256(g)))
+	gb := new(big.Int).Mod(new(big.Int).Add(new(big.Int).Mul(k, v), new(big.Int).Exp(g, b, p)), p)
+	f.password = &srpPassword{algo: algo, v: v, b: b, gb: pad256(gb), id: 4711}
+}
+
+// checkSRP verifies a client's proof M1 for A against the verifier.
+func (pw *srpPassword) checkSRP(a, m1 []byte) bool {
+	p := new(big.Int).SetBytes(pw.algo.P)
+	g := big.NewInt(int64(pw.algo.G))
+	av := new(big.Int).SetBytes(a)
+	if av.Sign() <= 0 || av.Cmp(p) >= 0 {
+		return false
+	}
+	u := new(big.Int).SetBytes(sha(pad256(av), pw.gb))
+	// S = (A * v^u)^b mod p
+	s := new(big.Int).Exp(new(big.Int).Mod(new(big.Int).Mul(av, new(big.Int).Exp(pw.v, u, p)), p), pw.b, p)
+	k := sha(pad256(s))
+	hp, hg := sha(pw.algo.P), sha(pad256(g))
+	for i := range hp {
+		hp[i] ^= hg[i]
+	}
+	want := sha(hp, sha(pw.algo.Salt1), sha(pw.algo.Salt2), pad256(av), pw.gb, k)
+	return hmac.Equal(want, m1)
+}
+
+func sha(parts ...[]byte) []byte {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+func pad256(n *big.Int) []byte {
+	out := make([]byte, 256)
+	return n.FillBytes(out)
+}
+
+// telegramPrime is the 2048-bit safe prime Telegram's SRP uses.
+func telegramPrime() []byte {
+	p, _ := hex.DecodeString("c71caeb9c6b1c9048e6c522f70f13f73980d40238e3e21c14934d037563d930f" +
+		"48198a0aa7c14058229493d22530f4dbfa336f6e0ac925139543aed44cce7c37" +
+		"20fd51f69458705ac68cd4fe6b6b13abdc9746512969328454f18faf8c595f64" +
+		"2477fe96bb2a941d5bcd1d4ac8cc49880708fa9b378e3c4f3a9060bee67cf9a4" +
+		"a4a695811051907e162753b56b0f6b410dba74d8a84b2a14b3144e0ef1284754" +
+		"fd17ed950d5965b4b9dd46582db1178d169c6bc465b0d6ff9ca3928fef5b9ae4" +
+		"e418fc15e83ebea0f87fa9ff5eed70050ded2849f47bf959d956850ce929851f" +
+		"0d8115f635b105ee2e4e15d04b2454bf6f4fadf034b10403119cd8e3b92fcc5b")
+	return p
 }
 
 // Errors a test makes the fake answer.
