@@ -55,6 +55,12 @@ type Config struct {
 	// tenant's Telegram session) needs; without them it refuses.
 	TelegramAppID   int
 	TelegramAppHash string
+	// TelegramDCAddr (host:port) and TelegramDCKeys (a PEM file of RSA
+	// public keys) point the mtproto provider and the sign-in at another
+	// Telegram data center than Telegram's own, e.g. a test server; both
+	// or neither.
+	TelegramDCAddr string
+	TelegramDCKeys string
 	// MasterKey encrypts account credentials and secret settings.
 	MasterKey string
 	// SigningKey is the instance's Ed25519 key (PEM PKCS #8, or base64 of
@@ -277,6 +283,21 @@ func options() []option {
 		{env: "MONITOR_TELEGRAM_APP_HASH", secret: true,
 			usage: "Telegram app hash from my.telegram.org (with MONITOR_TELEGRAM_APP_ID)",
 			set:   func(c *Config, v string) error { c.TelegramAppHash = v; return nil }},
+		{env: "MONITOR_TELEGRAM_DC_ADDR",
+			usage: "host:port of the Telegram data center to use instead of Telegram's own (a test server; with MONITOR_TELEGRAM_DC_KEYS)",
+			set: func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+					return fmt.Errorf("MONITOR_TELEGRAM_DC_ADDR must be host:port, not %q", v)
+				}
+				c.TelegramDCAddr = v
+				return nil
+			}},
+		{env: "MONITOR_TELEGRAM_DC_KEYS",
+			usage: "PEM file of that data center's RSA public keys (with MONITOR_TELEGRAM_DC_ADDR)",
+			set:   func(c *Config, v string) error { c.TelegramDCKeys = v; return nil }},
 		{env: "MONITOR_MASTER_KEY", secret: true,
 			usage: "master key for encrypted credentials and settings",
 			set:   func(c *Config, v string) error { c.MasterKey = v; return nil }},

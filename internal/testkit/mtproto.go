@@ -5,8 +5,12 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
+	"encoding/pem"
 	"math/big"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -113,6 +117,25 @@ func NewTelegram(t testing.TB) *Telegram {
 func (f *Telegram) DCList() dcs.List             { return f.cluster.List() }
 func (f *Telegram) Resolver() dcs.Resolver       { return f.cluster.Resolver() }
 func (f *Telegram) PublicKeys() []gotd.PublicKey { return f.cluster.Keys() }
+
+// Addr is the fake's DC 2 address (MONITOR_TELEGRAM_DC_ADDR).
+func (f *Telegram) Addr() string {
+	for _, o := range f.cluster.List().Options {
+		if o.ID == 2 {
+			return net.JoinHostPort(o.IPAddress, strconv.Itoa(o.Port))
+		}
+	}
+	return ""
+}
+
+// KeysPEM are the fake's RSA public keys as PEM (MONITOR_TELEGRAM_DC_KEYS).
+func (f *Telegram) KeysPEM() []byte {
+	var out []byte
+	for _, k := range f.cluster.Keys() {
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "RSA PUBLIC KEY", Bytes: x509.MarshalPKCS1PublicKey(k.RSA)})...)
+	}
+	return out
+}
 
 // Session signs a client in to the fake (the key exchange) and returns
 // its session as gotd's session.json holds it.
