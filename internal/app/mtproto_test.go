@@ -2,7 +2,10 @@ package app_test
 
 import (
 	"context"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,40 +150,126 @@ func TestMTProtoCaptureBigDocument(t *testing.T) {
 			ID: 9300, AccessHash: 3, FileReference: f.Ref, DCID: 2, Size: size, MimeType: "application/zip",
 			Attributes: []tg.DocumentAttributeClass{&tg.DocumentAttributeFilename{FileName: "dump.zip"}}}}})
 
-		runtime.GC()
-		var base runtime.MemStats
-		runtime.ReadMemStats(&base)
-		var peak atomic.Uint64
-		stop, done := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(done)
-			var m runtime.MemStats
-			for {
-				runtime.ReadMemStats(&m)
-				if m.HeapInuse > peak.Load() {
-					peak.Store(m.HeapInuse)
-				}
-				select {
-				case <-stop:
-					return
-				case <-time.After(20 * time.Millisecond):
-				}
-			}
-		}()
+		mem := watchMemory()
 		start := time.Now()
 		res, v := captureWith(t, c, alice, "https://t.me/c/1234567890/60", conn.ID)
 		elapsed := time.Since(start)
-		close(stop)
-		<-done
+		heap, rss, rssGrowth := mem.stop()
 		require.Equal(t, app.StateComplete, v.State, v.Error)
 		coll, err := c.App.Collection(ctx, alice, res.CollectionID)
 		require.NoError(t, err)
 		require.Len(t, coll.Media, 1)
 		require.Equal(t, int64(size), coll.Media[0].Size)
 		require.Equal(t, testkit.FakeFileSHA256(9300, size), coll.Media[0].SHA256)
-		grew := int64(peak.Load()) - int64(base.HeapInuse)
-		t.Logf("50 MiB document captured in %s (%.1f MiB/s); heap in use peaked %.1f MiB above the start", elapsed,
-			float64(size)/(1<<20)/elapsed.Seconds(), float64(grew)/(1<<20))
-		require.Less(t, grew, int64(32<<20), "the file was never whole in memory")
+		t.Logf("50 MiB document captured in %s (%.1f MiB/s); heap in use peaked %.1f MiB above the start; "+
+			"peak RSS of the whole test process %.1f MiB, %.1f MiB above its start",
+			elapsed, float64(size)/(1<<20)/elapsed.Seconds(), float64(heap)/(1<<20), float64(rss)/(1<<20), float64(rssGrowth)/(1<<20))
+		require.Less(t, heap, int64(32<<20), "the file was never whole in memory")
+		require.Less(t, rssGrowth, int64(64<<20), "the capture's memory stays under 64 MiB")
 	})
+}
+
+// memoryWatch samples the heap in use while a test runs and reads the
+// process's peak RSS (VmHWM, reset at the start where Linux allows).
+type memoryWatch struct {
+	base    uint64
+	baseRSS int64
+	peak    atomic.Uint64
+	stopped chan struct{}
+	done    chan struct{}
+}
+
+func watchMemory() *memoryWatch {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	// "5" resets the peak RSS of the process (Linux 4.0 and later).
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	w := &memoryWatch{base: m.HeapInuse, baseRSS: procStatus("VmRSS:"), stopped: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > w.peak.Load() {
+				w.peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-w.stopped:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the watch: how far the heap in use rose above the start, the
+// peak RSS, and how far it rose above the RSS at the start (0 where /proc
+// does not tell).
+func (w *memoryWatch) stop() (heapGrowth, peakRSS, rssGrowth int64) {
+	close(w.stopped)
+	<-w.done
+	peakRSS = procStatus("VmHWM:")
+	return int64(w.peak.Load()) - int64(w.base), peakRSS, max(peakRSS-w.baseRSS, 0)
+}
+
+// procStatus reads a size of /proc/self/status in bytes (0: unknown).
+func procStatus(key string) int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// BenchmarkMTProtoDownload captures one document of
+// MONITOR_BENCH_MTPROTO_SIZE bytes (default 200 MiB) through a Telegram
+// session into the blob store, on SQLite: throughput and peak memory
+// (scripts/bench-mtproto).
+func BenchmarkMTProtoDownload(b *testing.B) {
+	size := int64(200 << 20)
+	if v := os.Getenv("MONITOR_BENCH_MTPROTO_SIZE"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		require.NoError(b, err)
+		size = n
+	}
+	fake := testkit.NewTelegram(b)
+	session := fake.Session(b)
+	ch := &tg.Channel{ID: 1234567890, AccessHash: 4242, Title: "Bench", Broadcast: true}
+	fake.AddChannel(ch)
+	limits := testcore.TestLimits()
+	limits.MaxMediaBytes = size + 1
+	c := testcore.New(b, testcore.Options{MasterKey: accountsMasterKey, Limits: limits, TelegramMTProto: &telegram.MTProto{
+		AppID: 1, AppHash: "test-hash", DCList: fake.DCList(), Resolver: fake.Resolver(), PublicKeys: fake.PublicKeys()}})
+	tenant := c.Tenant(b, "bench", nil)
+	res, err := c.App.AddConnection(context.Background(), app.AddConnectionRequest{TenantID: tenant, Adapter: "telegram", Secret: session, Actor: "test"})
+	require.NoError(b, err)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		id := int64(9500 + i)
+		f := fake.AddFile(id, size)
+		fake.AddMessage(ch.ID, &tg.Message{ID: 100 + i, Media: &tg.MessageMediaDocument{Document: &tg.Document{
+			ID: id, AccessHash: 3, FileReference: f.Ref, DCID: 2, Size: size, MimeType: "application/octet-stream"}}})
+		mem := watchMemory()
+		b.StartTimer()
+		start := time.Now()
+		sub, err := c.App.Submit(context.Background(), app.SubmitRequest{TenantID: tenant, URL: "https://t.me/c/1234567890/" + strconv.Itoa(100+i),
+			ConnectionID: res.Connection.ID})
+		require.NoError(b, err)
+		v := c.WaitCapture(b, tenant, sub.CaptureID)
+		elapsed := time.Since(start)
+		b.StopTimer()
+		heap, rss, rssGrowth := mem.stop()
+		require.Equal(b, app.StateComplete, v.State, v.Error)
+		b.ReportMetric(float64(size)/(1<<20)/elapsed.Seconds(), "MiB/s")
+		b.ReportMetric(float64(heap)/(1<<20), "heap-growth-MiB")
+		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
+		b.ReportMetric(float64(rssGrowth)/(1<<20), "RSS-growth-MiB")
+		b.StartTimer()
+	}
 }
