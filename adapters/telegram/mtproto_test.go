@@ -55,9 +55,15 @@ var privateChannel = &tg.Channel{ID: 1234567890, AccessHash: 4242, Title: "Spore
 
 func (h *mtHarness) fetch(t *testing.T, ext string) *adapterv1.FetchResponse {
 	t.Helper()
+	return h.fetchCached(t, ext, "")
+}
+
+// fetchCached is fetch with what core kept for the target's scope.
+func (h *mtHarness) fetchCached(t *testing.T, ext, cache string) *adapterv1.FetchResponse {
+	t.Helper()
 	scope := ext[:strings.LastIndex(ext, "/")]
 	resp, err := h.client.Fetch(context.Background(), &adapterv1.FetchRequest{
-		ProviderId: telegram.ProviderMTProto, Credential: h.cred,
+		ProviderId: telegram.ProviderMTProto, Credential: h.cred, ScopeCache: cache,
 		Target: &adapterv1.Target{Platform: "telegram", EntityType: "telegram.message", ObjectScope: scope, ExternalId: ext,
 			CanonicalUrl: "https://t.me/" + ext},
 	})
@@ -176,6 +182,35 @@ func TestMTProtoPublicAndProtected(t *testing.T) {
 
 	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_NOT_FOUND, h.fetch(t, "opennews/99").GetError().GetCode())
 	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_PRIVATE, h.fetch(t, "c/999/1").GetError().GetCode(), "not a member")
+}
+
+// A private channel's access hash is asked from the chat list once and
+// kept by core (scope_cache); with it the next fetch asks the channel
+// directly, and a stale one falls back to the chat list.
+func TestMTProtoScopeCache(t *testing.T) {
+	h := newMTHarness(t)
+	h.fake.AddChannel(privateChannel)
+	h.fake.AddMessage(privateChannel.ID, &tg.Message{ID: 1, Message: "x"})
+	const dialogs, channels = tg.MessagesGetDialogsRequestTypeID, tg.ChannelsGetChannelsRequestTypeID
+
+	resp := h.fetch(t, "c/1234567890/1")
+	require.Nil(t, resp.GetError())
+	require.Equal(t, "access_hash:4242", resp.GetScopeCache())
+	require.Equal(t, 1, h.fake.Calls(dialogs))
+
+	resp = h.fetchCached(t, "c/1234567890/1", resp.GetScopeCache())
+	require.Nil(t, resp.GetError())
+	require.Equal(t, 1, h.fake.Calls(dialogs), "the kept access hash spares the chat list")
+	require.Equal(t, 1, h.fake.Calls(channels))
+
+	h.fake.SetAccessHash(privateChannel.ID, 5151)
+	resp = h.fetchCached(t, "c/1234567890/1", "access_hash:4242")
+	require.Nil(t, resp.GetError())
+	require.Equal(t, "access_hash:5151", resp.GetScopeCache(), "a stale hash is replaced")
+	require.Equal(t, 2, h.fake.Calls(dialogs))
+	for _, bad := range []string{"garbage", "access_hash:x"} {
+		require.Nil(t, h.fetchCached(t, "c/1234567890/1", bad).GetError(), bad)
+	}
 }
 
 // An expired file reference is asked again once (the message read anew),

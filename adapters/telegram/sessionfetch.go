@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotd/td/telegram/query/dialogs"
 	"github.com/gotd/td/tg"
+	"github.com/gotd/td/tgerr"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/monitorhq/monitor/adapters/kit"
@@ -67,7 +68,7 @@ func (a *Adapter) fetchSession(ctx context.Context, req *adapterv1.FetchRequest)
 	}
 	var out *adapterv1.FetchResponse
 	e := a.withSession(ctx, req.GetCredential(), func(ctx context.Context, api *tg.Client) error {
-		ch, err := findChannel(ctx, api, p)
+		ch, err := findChannel(ctx, api, p, req.GetScopeCache())
 		if err != nil {
 			return err
 		}
@@ -76,6 +77,9 @@ func (a *Adapter) fetchSession(ctx context.Context, req *adapterv1.FetchRequest)
 			return err
 		}
 		out, err = buildSessionMessage(p.scope, ch, members, p.id)
+		if out != nil && p.internal != 0 {
+			out.ScopeCache = scopeCacheOf(ch)
+		}
 		return err
 	})
 	if e != nil {
@@ -84,9 +88,47 @@ func (a *Adapter) fetchSession(ctx context.Context, req *adapterv1.FetchRequest)
 	return out
 }
 
+// scopeCachePrefix versions what the provider asks core to keep for a
+// private channel's scope: its access hash.
+const scopeCachePrefix = "access_hash:"
+
+// scopeCacheOf is what core keeps for a private channel through the
+// connection.
+func scopeCacheOf(ch *tg.Channel) string {
+	return scopeCachePrefix + strconv.FormatInt(ch.AccessHash, 10)
+}
+
+// cachedChannel reads a private channel with the access hash core kept
+// for it (channels.getChannels); nil when the hash is missing or stale.
+func cachedChannel(ctx context.Context, api *tg.Client, id int64, cache string) (*tg.Channel, error) {
+	hash, err := strconv.ParseInt(strings.TrimPrefix(cache, scopeCachePrefix), 10, 64)
+	if !strings.HasPrefix(cache, scopeCachePrefix) || err != nil {
+		return nil, nil
+	}
+	res, err := api.ChannelsGetChannels(ctx, []tg.InputChannelClass{&tg.InputChannel{ChannelID: id, AccessHash: hash}})
+	if tgerr.Is(err, "CHANNEL_INVALID") {
+		return nil, nil // stale: look again
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range res.GetChats() {
+		switch c := c.(type) {
+		case *tg.Channel:
+			if c.ID == id {
+				return c, nil
+			}
+		case *tg.ChannelForbidden:
+			return nil, answer(kit.Err(adapterv1.ErrorCode_ERROR_CODE_PRIVATE, "this account cannot read the channel: it was banned from it"))
+		}
+	}
+	return nil, nil
+}
+
 // findChannel finds the channel of a post with its access hash: by
-// username, or for a private channel among the account's chats.
-func findChannel(ctx context.Context, api *tg.Client, p sessionPost) (*tg.Channel, error) {
+// username, or for a private channel with the access hash core kept
+// (cache), else among the account's chats.
+func findChannel(ctx context.Context, api *tg.Client, p sessionPost, cache string) (*tg.Channel, error) {
 	if p.username != "" {
 		res, err := api.ContactsResolveUsername(ctx, &tg.ContactsResolveUsernameRequest{Username: p.username})
 		if err != nil {
@@ -101,6 +143,11 @@ func findChannel(ctx context.Context, api *tg.Client, p sessionPost) (*tg.Channe
 			}
 		}
 		return nil, answer(kit.Err(adapterv1.ErrorCode_ERROR_CODE_NOT_FOUND, fmt.Sprintf(msgChannelNotFound, p.username)))
+	}
+	if cache != "" {
+		if ch, err := cachedChannel(ctx, api, p.internal, cache); ch != nil || err != nil {
+			return ch, err
+		}
 	}
 	it := dialogs.NewQueryBuilder(api).GetDialogs().BatchSize(100).Iter()
 	for n := 0; n < maxDialogs && it.Next(ctx); n++ {

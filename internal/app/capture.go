@@ -111,10 +111,14 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 	}
 
 	var credential []byte
+	var scopeCache string
 	if c.ConnectionID != nil {
 		// Opened only now, outside any transaction, and never kept.
 		if credential, err = a.fetchCredential(ctx, c); err != nil {
 			return a.captureFailed(ctx, c, err)
+		}
+		if scopeCache, err = a.scopeCache(ctx, c, coll.ObjectScope); err != nil {
+			return err
 		}
 	}
 	resp, err := a.adapters.Fetch(ctx, c.AdapterID, &adapterv1.FetchRequest{
@@ -127,12 +131,18 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 		PageCursor: c.PageCursor,
 		PageSize:   uint32(c.PageSize),
 		Expand:     c.Expand,
+		ScopeCache: scopeCache,
 	})
 	if err != nil && c.ConnectionID != nil && isAuthFailure(err) {
 		return a.accountRefused(ctx, c, err)
 	}
 	if err != nil {
 		return a.captureFailed(ctx, c, err)
+	}
+	if c.ConnectionID != nil && resp.GetScopeCache() != "" && resp.GetScopeCache() != scopeCache {
+		if err := a.keepScopeCache(ctx, c, coll.ObjectScope, resp.GetScopeCache()); err != nil {
+			return err
+		}
 	}
 	return a.stageCapture(ctx, c, coll, resp)
 }

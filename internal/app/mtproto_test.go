@@ -91,6 +91,15 @@ func TestMTProtoCapturePrivateAlbum(t *testing.T) {
 		require.Equal(t, int64(2_000_000), coll.Media[1].Size)
 		require.Equal(t, "video/mp4", coll.Media[1].Mime)
 
+		// Again: core hands back the channel's access hash it kept for the
+		// connection, so the account's chat list is not read again.
+		require.Equal(t, 1, fake.Calls(tg.MessagesGetDialogsRequestTypeID))
+		again, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: tgPrivateURL, ConnectionID: conn.ID, Refresh: true})
+		require.NoError(t, err)
+		require.Equal(t, app.StateComplete, c.WaitCapture(t, alice, again.CaptureID).State)
+		require.Equal(t, 1, fake.Calls(tg.MessagesGetDialogsRequestTypeID))
+		require.Equal(t, 1, fake.Calls(tg.ChannelsGetChannelsRequestTypeID))
+
 		// Bob has no Telegram account: the link needs one, at once.
 		_, err = c.App.Submit(ctx, app.SubmitRequest{TenantID: bob, URL: tgPrivateURL})
 		require.Error(t, err)

@@ -169,6 +169,20 @@ func (f *Telegram) AddChannel(ch *tg.Channel) {
 	f.channels = append(f.channels, ch)
 }
 
+// SetAccessHash gives a channel a new access hash, as Telegram's change
+// when an account leaves and joins again: an old one is CHANNEL_INVALID.
+func (f *Telegram) SetAccessHash(channelID, hash int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, ch := range f.channels {
+		if ch.ID == channelID {
+			c := *ch
+			c.AccessHash = hash
+			f.channels[i] = &c
+		}
+	}
+}
+
 // AddMessage adds a message to a channel.
 func (f *Telegram) AddMessage(channelID int64, m *tg.Message) {
 	f.mu.Lock()
@@ -314,6 +328,30 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 			out.Chats = append(out.Chats, ch)
 		}
 		f.mu.Unlock()
+		return s.SendResult(req, out)
+	})
+	f.handle(d, tg.ChannelsGetChannelsRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.ChannelsGetChannelsRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		out := &tg.MessagesChats{}
+		for _, in := range r.ID {
+			in, ok := in.(*tg.InputChannel)
+			if !ok {
+				continue
+			}
+			for _, ch := range f.channels {
+				if ch.ID == in.ChannelID {
+					if ch.AccessHash != in.AccessHash {
+						return s.SendErr(req, tgerr.New(400, "CHANNEL_INVALID"))
+					}
+					out.Chats = append(out.Chats, ch)
+				}
+			}
+		}
 		return s.SendResult(req, out)
 	})
 	f.handle(d, tg.ContactsResolveUsernameRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {

@@ -1,7 +1,8 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
 // Protocol version 1.1 (independent of any adapter's software version; 1.1
-// added ReadMedia, Media.stream_ref and ResolveRequest.account). Core
+// added ReadMedia, Media.stream_ref, ResolveRequest.account and the
+// scope_cache of FetchRequest and FetchResponse). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
@@ -1068,7 +1069,13 @@ type FetchRequest struct {
 	// never expands spares the upstream reads (a profile without its
 	// timeline). An adapter answers a value it does not know, or one that
 	// does not fit the target, with ERROR_CODE_UNSUPPORTED.
-	Expand        string `protobuf:"bytes,6,opt,name=expand,proto3" json:"expand,omitempty"`
+	Expand string `protobuf:"bytes,6,opt,name=expand,proto3" json:"expand,omitempty"`
+	// scope_cache is what the provider asked core to keep (its last
+	// FetchResponse.scope_cache) for the target's object_scope through this
+	// connection, e.g. a Telegram channel's access hash; empty when nothing
+	// is kept. Account providers only; core keeps it private to the
+	// connection and never exports it.
+	ScopeCache    string `protobuf:"bytes,7,opt,name=scope_cache,json=scopeCache,proto3" json:"scope_cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1141,6 +1148,13 @@ func (x *FetchRequest) GetPageSize() uint32 {
 func (x *FetchRequest) GetExpand() string {
 	if x != nil {
 		return x.Expand
+	}
+	return ""
+}
+
+func (x *FetchRequest) GetScopeCache() string {
+	if x != nil {
+		return x.ScopeCache
 	}
 	return ""
 }
@@ -1730,8 +1744,12 @@ type FetchResponse struct {
 	CanonicalTarget *Target `protobuf:"bytes,8,opt,name=canonical_target,json=canonicalTarget,proto3" json:"canonical_target,omitempty"`
 	// next_page_cursor is empty on the last page (capability capture.page).
 	NextPageCursor string `protobuf:"bytes,9,opt,name=next_page_cursor,json=nextPageCursor,proto3" json:"next_page_cursor,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// scope_cache, when set, replaces what core keeps for the target's
+	// object_scope through this connection (FetchRequest.scope_cache), at
+	// most 1 KiB; ignored without an account.
+	ScopeCache    string `protobuf:"bytes,10,opt,name=scope_cache,json=scopeCache,proto3" json:"scope_cache,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FetchResponse) Reset() {
@@ -1823,6 +1841,13 @@ func (x *FetchResponse) GetCanonicalTarget() *Target {
 func (x *FetchResponse) GetNextPageCursor() string {
 	if x != nil {
 		return x.NextPageCursor
+	}
+	return ""
+}
+
+func (x *FetchResponse) GetScopeCache() string {
+	if x != nil {
+		return x.ScopeCache
 	}
 	return ""
 }
@@ -2264,7 +2289,7 @@ const file_adapter_proto_rawDesc = "" +
 	"\n" +
 	"collection\x18\x03 \x01(\bR\n" +
 	"collection\x12/\n" +
-	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\xd9\x01\n" +
+	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\xfa\x01\n" +
 	"\fFetchRequest\x122\n" +
 	"\x06target\x18\x01 \x01(\v2\x1a.monitor.adapter.v1.TargetR\x06target\x12\x1f\n" +
 	"\vprovider_id\x18\x02 \x01(\tR\n" +
@@ -2275,7 +2300,9 @@ const file_adapter_proto_rawDesc = "" +
 	"\vpage_cursor\x18\x04 \x01(\tR\n" +
 	"pageCursor\x12\x1b\n" +
 	"\tpage_size\x18\x05 \x01(\rR\bpageSize\x12\x16\n" +
-	"\x06expand\x18\x06 \x01(\tR\x06expand\"\xd2\x01\n" +
+	"\x06expand\x18\x06 \x01(\tR\x06expand\x12\x1f\n" +
+	"\vscope_cache\x18\a \x01(\tR\n" +
+	"scopeCache\"\xd2\x01\n" +
 	"\aDisplay\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x129\n" +
 	"\ttext_kind\x18\x02 \x01(\x0e2\x1c.monitor.adapter.v1.TextKindR\btextKind\x12\x18\n" +
@@ -2327,7 +2354,7 @@ const file_adapter_proto_rawDesc = "" +
 	"\rRelatedTarget\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x122\n" +
 	"\x15refresh_after_seconds\x18\x02 \x01(\rR\x13refreshAfterSeconds\x12=\n" +
-	"\fpublished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\xa5\x04\n" +
+	"\fpublished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\xc6\x04\n" +
 	"\rFetchResponse\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\x12>\n" +
 	"\n" +
@@ -2339,7 +2366,10 @@ const file_adapter_proto_rawDesc = "" +
 	"\x10source_responses\x18\x06 \x03(\v2\".monitor.adapter.v1.SourceResponseR\x0fsourceResponses\x12J\n" +
 	"\x0frelated_targets\x18\a \x03(\v2!.monitor.adapter.v1.RelatedTargetR\x0erelatedTargets\x12E\n" +
 	"\x10canonical_target\x18\b \x01(\v2\x1a.monitor.adapter.v1.TargetR\x0fcanonicalTarget\x12(\n" +
-	"\x10next_page_cursor\x18\t \x01(\tR\x0enextPageCursor\"Q\n" +
+	"\x10next_page_cursor\x18\t \x01(\tR\x0enextPageCursor\x12\x1f\n" +
+	"\vscope_cache\x18\n" +
+	" \x01(\tR\n" +
+	"scopeCache\"Q\n" +
 	"\x18PrepareCredentialRequest\x12\x1f\n" +
 	"\vprovider_id\x18\x01 \x01(\tR\n" +
 	"providerId\x12\x14\n" +

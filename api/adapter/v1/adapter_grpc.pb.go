@@ -1,7 +1,8 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
 // Protocol version 1.1 (independent of any adapter's software version; 1.1
-// added ReadMedia, Media.stream_ref and ResolveRequest.account). Core
+// added ReadMedia, Media.stream_ref, ResolveRequest.account and the
+// scope_cache of FetchRequest and FetchResponse). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
