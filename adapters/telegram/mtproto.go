@@ -152,7 +152,7 @@ func (a *Adapter) runSession(ctx context.Context, data *session.Data, f func(ctx
 	if err := (&session.Loader{Storage: storage}).Save(ctx, data); err != nil {
 		return kit.Err(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "the session cannot be used; add the account again")
 	}
-	client := gotd.NewClient(a.mt.AppID, a.mt.AppHash, a.clientOptions(storage))
+	client := gotd.NewClient(a.mt.AppID, a.mt.AppHash, a.mt.clientOptions(storage))
 	// gotd's Run may end without an error when its connection dies under
 	// f, so f's own outcome decides.
 	ferr := errors.New("the connection to Telegram ended early")
@@ -167,15 +167,15 @@ func (a *Adapter) runSession(ctx context.Context, data *session.Data, f func(ctx
 }
 
 // clientOptions are the gotd client's options around a session storage.
-func (a *Adapter) clientOptions(storage gotd.SessionStorage) gotd.Options {
-	log := a.mt.Logger
+func (mt MTProto) clientOptions(storage gotd.SessionStorage) gotd.Options {
+	log := mt.Logger
 	if log == nil {
 		log = zap.NewNop()
 	}
 	return gotd.Options{
-		PublicKeys:     a.mt.PublicKeys,
-		DCList:         a.mt.DCList,
-		Resolver:       a.mt.Resolver,
+		PublicKeys:     mt.PublicKeys,
+		DCList:         mt.DCList,
+		Resolver:       mt.Resolver,
 		NoUpdates:      true,
 		SessionStorage: storage,
 		Logger:         log,

@@ -35,8 +35,7 @@ func SignIn(ctx context.Context, mt MTProto, ask Ask) ([]byte, error) {
 		return nil, ErrNoAppCredentials
 	}
 	storage := &session.StorageMemory{}
-	a := NewWithMTProto(Options{}, mt)
-	client := gotd.NewClient(mt.AppID, mt.AppHash, a.clientOptions(storage))
+	client := gotd.NewClient(mt.AppID, mt.AppHash, mt.clientOptions(storage))
 	var done bool
 	err := client.Run(ctx, func(ctx context.Context) error {
 		flow := auth.NewFlow(terminalAuth{ask: ask}, auth.SendCodeOptions{})
