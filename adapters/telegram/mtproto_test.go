@@ -179,6 +179,7 @@ func TestMTProtoPublicAndProtected(t *testing.T) {
 	require.Equal(t, adapterv1.Visibility_VISIBILITY_PUBLIC, resp.GetVisibility())
 	require.Equal(t, adapterv1.Visibility_VISIBILITY_PRIVATE, h.fetch(t, "opennews/6").GetVisibility())
 	require.Equal(t, adapterv1.Visibility_VISIBILITY_PRIVATE, h.fetch(t, "closednews/5").GetVisibility())
+	require.Equal(t, adapterv1.Visibility_VISIBILITY_PRIVATE, h.fetch(t, "c/2001/5").GetVisibility(), "named by its internal id")
 
 	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_NOT_FOUND, h.fetch(t, "opennews/99").GetError().GetCode())
 	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_PRIVATE, h.fetch(t, "c/999/1").GetError().GetCode(), "not a member")

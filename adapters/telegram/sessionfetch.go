@@ -432,8 +432,11 @@ func buildSessionMessage(scope string, ch *tg.Channel, members []*tg.Message, re
 	if author == "" {
 		author = "@" + scope
 	}
+	// A t.me/c/ link names even a public channel by its internal id; its
+	// posts are public under the channel's username only, so one read by
+	// id stays private.
 	vis := adapterv1.Visibility_VISIBILITY_PRIVATE
-	if publicThroughSession(ch, members) {
+	if !strings.HasPrefix(scope, privateScopePrefix) && publicThroughSession(ch, members) {
 		vis = adapterv1.Visibility_VISIBILITY_PUBLIC
 	}
 	out := &adapterv1.FetchResponse{

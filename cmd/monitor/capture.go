@@ -41,8 +41,9 @@ A profile or channel archives its header and then its posts, one page
 (about 100 posts) at a time; --limit N archives up to N posts in one batch
 of pages (at most the adapter's batch size, 1,000 for X). --thread
 archives a post with the author's thread around it. --connection ID
-archives a post through one of the tenant's accounts (monitor account list),
-privately.
+archives a post, thread or profile through one of the tenant's accounts
+(monitor account list): privately, unless the platform shows a post to
+everyone, when it joins the post's public archive.
 
 Exit codes with --wait: 0 complete, 1 failed (the reason is printed),
 2 partial (some media, or some posts of a profile, could not be stored).

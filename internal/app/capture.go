@@ -224,6 +224,16 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 			}
 			return a.refusedResult(ctx, tx, c, why)
 		}
+		// What an account fetched: raw responses stay the tenant's own,
+		// whatever the adapter says of the post.
+		rawVis, rawScope := c.Visibility, c.DataScope
+		if c.ConnectionID != nil {
+			rawVis, rawScope = store.Private, c.TenantID
+		}
+		c, coll, err := a.publishOnEvidence(ctx, tx, c, coll, resp.GetVisibility())
+		if err != nil {
+			return err
+		}
 		if err := a.moveToCanonical(ctx, tx, c, coll, resp.GetCanonicalTarget()); err != nil {
 			return err
 		}
@@ -236,7 +246,7 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 		for _, sr := range resp.GetSourceResponses() {
 			sum := sha256.Sum256(sr.GetBody())
 			if err := tx.SourceResponseInsert(ctx, store.SourceResponse{
-				CaptureID: c.ID, TenantID: c.TenantID, Visibility: c.Visibility, DataScope: c.DataScope,
+				CaptureID: c.ID, TenantID: c.TenantID, Visibility: rawVis, DataScope: rawScope,
 				RequestURL: sr.GetRequestUrl(), ContentType: sr.GetContentType(), Body: sr.GetBody(), SHA256: hex.EncodeToString(sum[:]),
 			}); err != nil {
 				return err

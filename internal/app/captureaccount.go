@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -16,9 +17,9 @@ import (
 // Captures through a tenant's account (connection_id on a submit). What
 // an account fetches is private to its tenant: it lands in the tenant's
 // private collection of the post, never in the public one, and its media
-// and raw responses are the tenant's own. (An adapter's evidence that a
-// post is public does not merge it into the public collection yet; it
-// stays private, which errs on the safe side.) A capture records the
+// and raw responses are the tenant's own — unless the adapter proves the
+// post public (publishOnEvidence), when it joins the public collection
+// and only its raw responses stay the tenant's. A capture records the
 // provider, the connection and the credential revision it was asked with;
 // if the credential is replaced or the account revoked before the result
 // is kept, the result is refused. The upstream refusing the session marks
@@ -40,12 +41,12 @@ func (a *App) submitConnection(ctx context.Context, req SubmitRequest, r adapter
 	if c.AdapterID != r.Adapter {
 		return nil, errorf(ErrInvalid, "connection %s is an account of %s; this link belongs to %s", c.ID, c.AdapterID, r.Adapter)
 	}
-	if r.Collection || req.Expand != "" || req.Limit != 0 {
-		return nil, errorf(ErrInvalid, "a capture through an account archives one post for now; send the post's link without limit or expand")
-	}
 	p := a.provider(c.AdapterID, c.Provider)
 	if !hasCap(p, adapterv1.CapCaptureFetch) {
 		return nil, errorf(ErrInvalid, "the %s provider of connection %s cannot capture yet", c.Provider, c.ID)
+	}
+	if r.Collection && !hasCap(p, adapterv1.CapCapturePage) {
+		return nil, errorf(ErrInvalid, "the %s provider of connection %s cannot archive a profile's or channel's pages; send a post's link", c.Provider, c.ID)
 	}
 	return &c, nil
 }
@@ -155,6 +156,41 @@ func isAuthFailure(err error) bool {
 func (a *App) refusedResult(ctx context.Context, tx *store.Tx, c store.Capture, why string) error {
 	a.log.InfoContext(ctx, "capture result refused", slog.String("capture", c.ID.String()), slog.String("reason", why))
 	return a.finishCapture(ctx, tx, c, store.CaptureFailed, nil, fmt.Sprint(why))
+}
+
+// publishOnEvidence moves an account capture of a post the adapter showed
+// to be public from the tenant's private collection to the post's public
+// one, which it then joins like any public capture. The evidence is the
+// provider's: an account provider that lists VISIBILITY_PUBLIC among the
+// visibilities it may return answers PUBLIC only when the platform shows
+// the post to everyone (x-session: an author X reports as not protected).
+// A provider that declares only PRIVATE proves nothing by calling a post
+// public. A page of a profile or channel, or a thread, read through an
+// account stays private whatever it shows: what it lists is the account's
+// own view, and never serves anyone else. Anything else is returned
+// unchanged.
+func (a *App) publishOnEvidence(ctx context.Context, tx *store.Tx, c store.Capture, coll store.Collection, vis adapterv1.Visibility) (store.Capture, store.Collection, error) {
+	if c.ConnectionID == nil || vis != adapterv1.Visibility_VISIBILITY_PUBLIC || coll.Visibility != store.Private ||
+		!slices.Contains(a.provider(c.AdapterID, c.Provider).GetVisibilities(), adapterv1.Visibility_VISIBILITY_PUBLIC) {
+		return c, coll, nil
+	}
+	if lists, err := tx.CaptureExpands(ctx, c.ID); err != nil || lists {
+		return c, coll, err
+	}
+	to, _, err := tx.CollectionGetOrInsert(ctx, publicCollection(c.TenantID, coll.Platform, coll.EntityType, coll.ObjectScope, coll.ExternalID, coll.AdapterID, coll.SourceURL))
+	if err != nil {
+		return c, coll, err
+	}
+	if to, err = canonicalCollection(ctx, tx, c.TenantID, to); err != nil {
+		return c, coll, err
+	}
+	if err := tx.CapturePublish(ctx, c.TenantID, c.ID, coll, to); err != nil {
+		return c, coll, err
+	}
+	a.log.InfoContext(ctx, "account capture shown public; it joins the public collection",
+		slog.String("capture", c.ID.String()), slog.String("from", coll.ID.String()), slog.String("to", to.ID.String()))
+	c.CollectionID, c.Visibility, c.DataScope, c.AccessScope = to.ID, to.Visibility, to.DataScope, to.AccessScope
+	return c, to, nil
 }
 
 // scopeCache is what the capture's account provider asked to keep for an

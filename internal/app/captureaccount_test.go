@@ -208,8 +208,9 @@ func TestCaptureResultRefusedWhenCredentialChanges(t *testing.T) {
 }
 
 // Two tenants archiving the same protected post, media and all, through
-// their own accounts share no blob; a post the adapter merely calls public
-// stays in the tenant's private copy (no evidence merges it).
+// their own accounts share no blob; a post called public by a provider
+// that declares only private results stays in the tenant's private copy
+// (that is no evidence).
 func TestAccountCapturesShareNoBlob(t *testing.T) {
 	t.Parallel()
 	var png bytes.Buffer

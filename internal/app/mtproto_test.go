@@ -109,6 +109,44 @@ func TestMTProtoCapturePrivateAlbum(t *testing.T) {
 	})
 }
 
+// The same public post through the web preview and through a session is
+// one public collection; a post of that channel that protects its
+// content, or the channel named by its internal id, stays private.
+func TestMTProtoPublicPostJoinsThePublicCollection(t *testing.T) {
+	t.Parallel()
+	tgSessionCore(t, func(t *testing.T, c *testcore.Core, fake *testkit.Telegram, session []byte) {
+		ctx := context.Background()
+		alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
+		open := &tg.Channel{ID: 3003, AccessHash: 31, Title: "Tidewatch", Username: "tidewatch_demo", Broadcast: true}
+		fake.AddChannel(open)
+		fake.AddMessage(open.ID, &tg.Message{ID: 140, Message: "forwarded note"})
+		fake.AddMessage(open.ID, &tg.Message{ID: 141, Message: "members only", Noforwards: true})
+		pub := app.PublicCollectionID("telegram", "telegram.message", "tidewatch_demo", "tidewatch_demo/140")
+
+		_, av := c.Capture(t, alice, "https://t.me/tidewatch_demo/140")
+		require.Equal(t, app.StateComplete, av.State, av.Error)
+		require.Equal(t, pub, av.CollectionID, "the preview provider's public collection")
+
+		conn := addTelegramAccount(t, c, bob, session)
+		_, bv := captureWith(t, c, bob, "https://t.me/tidewatch_demo/140", conn.ID)
+		require.Equal(t, app.StateComplete, bv.State, bv.Error)
+		require.Equal(t, "mtproto", bv.Provider)
+		require.Equal(t, pub, bv.CollectionID, "the session's capture joined the same public collection")
+
+		res, pv := captureWith(t, c, bob, "https://t.me/tidewatch_demo/141", conn.ID)
+		require.Equal(t, app.StateComplete, pv.State, pv.Error)
+		coll, err := c.App.Collection(ctx, bob, pv.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, "private", coll.Visibility, "protected content stays the tenant's")
+		_, err = c.App.Collection(ctx, alice, res.CollectionID)
+		require.ErrorIs(t, err, app.ErrNotFound)
+
+		_, iv := captureWith(t, c, bob, "https://t.me/c/3003/140", conn.ID)
+		require.Equal(t, app.StateComplete, iv.State, iv.Error)
+		require.NotEqual(t, pub, iv.CollectionID, "a post read by the channel's internal id stays private")
+	})
+}
+
 // Telegram refusing the session (AUTH_KEY_UNREGISTERED) marks the
 // connection reauth_required and fails the capture without retries.
 func TestMTProtoCaptureSessionRefused(t *testing.T) {

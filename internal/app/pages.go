@@ -232,11 +232,15 @@ func (a *App) runRelated(ctx context.Context, id uuid.UUID) error {
 			if err != nil {
 				return err
 			}
+			conn, err := a.pageConnection(ctx, tx, c)
+			if err != nil {
+				return err
+			}
 			for i, r := range resolved {
 				if r.Target == nil {
 					continue
 				}
-				if _, err := a.createChild(ctx, tx, tenant, childKey(root, chunk[i].URL), &sub.ID, chunk[i], r); err != nil {
+				if _, err := a.createChild(ctx, tx, tenant, childKey(root, chunk[i].URL), &sub.ID, chunk[i], r, conn); err != nil {
 					return err
 				}
 			}
@@ -312,26 +316,21 @@ func childKey(root uuid.UUID, url string) string {
 // reuses what is archived; otherwise it is observed again when its last
 // observation is older.
 func (a *App) createChild(ctx context.Context, tx *store.Tx, tenant store.Tenant, key string, page *uuid.UUID, t stagedTarget,
-	r adapterapi.Resolved) (store.Submission, error) {
+	r adapterapi.Resolved, conn *store.Connection) (store.Submission, error) {
 	if sub, err := tx.SubmissionGetByIdemKey(ctx, tenant.ID, key); err == nil {
 		return sub, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return store.Submission{}, err
 	}
 	tg := r.Target
-	coll, _, err := tx.CollectionGetOrInsert(ctx, store.Collection{
-		ID:          PublicCollectionID(tg.GetPlatform(), tg.GetEntityType(), tg.GetObjectScope(), tg.GetExternalId()),
-		TenantID:    tenant.ID,
-		Visibility:  store.Public,
-		DataScope:   store.PublicScope,
-		AccessScope: publicAccessScope,
-		Platform:    tg.GetPlatform(),
-		EntityType:  tg.GetEntityType(),
-		ObjectScope: tg.GetObjectScope(),
-		ExternalID:  tg.GetExternalId(),
-		AdapterID:   r.Adapter,
-		SourceURL:   tg.GetCanonicalUrl(),
-	})
+	want := publicCollection(tenant.ID, tg.GetPlatform(), tg.GetEntityType(), tg.GetObjectScope(), tg.GetExternalId(), r.Adapter, tg.GetCanonicalUrl())
+	if conn != nil {
+		// A page read through an account: its posts too, into the
+		// tenant's private copies.
+		r.Provider = conn.Provider
+		want = accountCollection(tenant.ID, r)
+	}
+	coll, _, err := tx.CollectionGetOrInsert(ctx, want)
 	if err != nil {
 		return store.Submission{}, err
 	}
@@ -355,7 +354,7 @@ func (a *App) createChild(ctx context.Context, tx *store.Tx, tenant store.Tenant
 		}
 		fresh = a.now().Sub(observed) > time.Duration(t.RefreshAfterSeconds)*time.Second
 	}
-	c, err := a.captureFor(ctx, tx, tenant, coll, r, nil, fresh, captureSpec{Automatic: true, Expand: expandNone})
+	c, err := a.captureFor(ctx, tx, tenant, coll, r, conn, fresh, captureSpec{Automatic: true, Expand: expandNone})
 	if err != nil {
 		return store.Submission{}, err
 	}
@@ -389,7 +388,11 @@ func (a *App) nextPage(ctx context.Context, tx *store.Tx, page store.Submission,
 		spec.PageSize = a.pageSize(0)
 	}
 	r := adapterapi.Resolved{Adapter: pc.AdapterID, Provider: pc.Provider}
-	c, err := a.captureFor(ctx, tx, tenant, coll, r, nil, true, spec)
+	conn, err := a.pageConnection(ctx, tx, pc)
+	if err != nil {
+		return store.Submission{}, err
+	}
+	c, err := a.captureFor(ctx, tx, tenant, coll, r, conn, true, spec)
 	if err != nil {
 		return store.Submission{}, err
 	}
@@ -687,4 +690,17 @@ func (a *App) Members(ctx context.Context, tenantID, collectionID uuid.UUID, lim
 		page.Items = append(page.Items, v)
 	}
 	return page, nil
+}
+
+// pageConnection is the account a page's capture ran with, which its next
+// page and its posts use too (nil: none, the public provider).
+func (a *App) pageConnection(ctx context.Context, tx *store.Tx, pc store.Capture) (*store.Connection, error) {
+	if pc.ConnectionID == nil {
+		return nil, nil
+	}
+	conn, err := tx.ConnectionGet(ctx, pc.TenantID, *pc.ConnectionID)
+	if err != nil {
+		return nil, err
+	}
+	return &conn, nil
 }

@@ -39,9 +39,15 @@ func pagesLimits() app.Limits {
 // waitSubmission waits until a submission's pages and posts have ended.
 func (p *pipeline) waitSubmission(t testing.TB, tenantID, id uuid.UUID) app.SubmissionView {
 	t.Helper()
+	return waitSubmission(t, p.app, tenantID, id)
+}
+
+// waitSubmission waits until a submission's pages and posts have ended.
+func waitSubmission(t testing.TB, a *app.App, tenantID, id uuid.UUID) app.SubmissionView {
+	t.Helper()
 	deadline := time.Now().Add(4 * testcore.WaitTimeout)
 	for {
-		v, err := p.app.Submission(context.Background(), tenantID, id)
+		v, err := a.Submission(context.Background(), tenantID, id)
 		require.NoError(t, err)
 		if testcore.Ended(v.State) {
 			return v

@@ -82,15 +82,15 @@ func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, erro
 	if err != nil {
 		return SubmitResult{}, err
 	}
-	if err := a.checkExpansion(req, resolved); err != nil {
-		return SubmitResult{}, err
-	}
 	var conn *store.Connection
 	if req.ConnectionID != uuid.Nil {
 		if conn, err = a.submitConnection(ctx, req, resolved); err != nil {
 			return SubmitResult{}, err
 		}
 		resolved.Provider = conn.Provider
+	}
+	if err := a.checkExpansion(req, resolved); err != nil {
+		return SubmitResult{}, err
 	}
 	settings, err := a.Settings(ctx)
 	if err != nil {
@@ -140,19 +140,7 @@ func (a *App) submitResolved(ctx context.Context, req SubmitRequest, r adapterap
 		if err := checkLimits(ctx, tx, tenant, tz, now); err != nil {
 			return err
 		}
-		want := store.Collection{
-			ID:          PublicCollectionID(t.GetPlatform(), t.GetEntityType(), t.GetObjectScope(), t.GetExternalId()),
-			TenantID:    tenant.ID,
-			Visibility:  store.Public,
-			DataScope:   store.PublicScope,
-			AccessScope: publicAccessScope,
-			Platform:    t.GetPlatform(),
-			EntityType:  t.GetEntityType(),
-			ObjectScope: t.GetObjectScope(),
-			ExternalID:  t.GetExternalId(),
-			AdapterID:   r.Adapter,
-			SourceURL:   t.GetCanonicalUrl(),
-		}
+		want := publicCollection(tenant.ID, t.GetPlatform(), t.GetEntityType(), t.GetObjectScope(), t.GetExternalId(), r.Adapter, t.GetCanonicalUrl())
 		if conn != nil {
 			want = accountCollection(tenant.ID, r)
 		}
@@ -386,4 +374,22 @@ func (a *App) insertJob(ctx context.Context, tx *store.Tx, args river.JobArgs) e
 	}
 	_, err := a.queue.InsertTx(ctx, tx, args, nil)
 	return err
+}
+
+// publicCollection is the public collection of a target, first made by
+// tenantID.
+func publicCollection(tenantID uuid.UUID, platform, entityType, objectScope, externalID, adapter, url string) store.Collection {
+	return store.Collection{
+		ID:          PublicCollectionID(platform, entityType, objectScope, externalID),
+		TenantID:    tenantID,
+		Visibility:  store.Public,
+		DataScope:   store.PublicScope,
+		AccessScope: publicAccessScope,
+		Platform:    platform,
+		EntityType:  entityType,
+		ObjectScope: objectScope,
+		ExternalID:  externalID,
+		AdapterID:   adapter,
+		SourceURL:   url,
+	}
 }

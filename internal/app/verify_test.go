@@ -87,7 +87,7 @@ func TestVerifyCatchesChangedBytes(t *testing.T) {
 		require.Empty(t, rep.Problems)
 		require.Equal(t, 2, rep.Collections)
 
-		db := openRaw(t, p)
+		db := openRaw(t, p.core.StoreURL)
 		_, err = db.ExecContext(ctx, `UPDATE source_responses SET body = $2 WHERE capture_id = $1`, res.CaptureID, []byte(`{"code":200,"tweet":{"text":"forged"}}`))
 		require.NoError(t, err)
 		rep, err = p.app.Verify(ctx, app.VerifyOptions{})
@@ -133,9 +133,9 @@ func TestLinkCoversEveryField(t *testing.T) {
 
 // openRaw opens the test store's database directly, as someone with access
 // to it would, to change rows behind the archive's back.
-func openRaw(t *testing.T, p *pipeline) *sql.DB {
+func openRaw(t *testing.T, storeURL string) *sql.DB {
 	t.Helper()
-	driver, dsn := "pgx", p.core.StoreURL
+	driver, dsn := "pgx", storeURL
 	if path, ok := strings.CutPrefix(dsn, "sqlite://"); ok {
 		driver, dsn = "sqlite", "file:"+path+"?_pragma=busy_timeout(10000)"
 	}

@@ -406,7 +406,7 @@ func (a *App) fanOut(ctx context.Context, w store.Watch, links []string, resolve
 			} else if !isNotFound(err) {
 				return err
 			}
-			sub, err := a.createChild(ctx, tx, tenant, key, nil, stagedTarget{URL: u}, resolved[u])
+			sub, err := a.createChild(ctx, tx, tenant, key, nil, stagedTarget{URL: u}, resolved[u], nil)
 			var qe *QuotaError
 			if errors.As(err, &qe) {
 				errText = joinNote(errText, fmt.Sprintf("%d new posts were not archived: %s", len(links)-len(posts), qe.Error()))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -102,27 +103,128 @@ func TestXSessionProtectedPost(t *testing.T) {
 }
 
 // A post X shows to be public (its author is not protected), read through
-// Alice's account: the adapter says so, and core keeps it in her private
-// copy all the same (it merges nothing into the public collection yet);
-// the public collection of the post stays untouched.
-func TestXSessionPublicEvidenceStaysPrivate(t *testing.T) {
+// Alice's account, joins the post's public collection: Bob, who has no
+// account, then gets the same collection and revision from his own
+// submission. Only the raw responses X gave Alice's session stay hers.
+func TestXSessionPublicEvidenceJoinsThePublicCollection(t *testing.T) {
 	t.Parallel()
 	xSessionCore(t, func(t *testing.T, c *testcore.Core) {
 		ctx := context.Background()
-		alice := c.Tenant(t, "alice", nil)
+		alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
 		const id = "1900000000000000009"
 		public := bytes.ReplaceAll(xFixture(t, "TweetResultByRestId.protected.1900000000000000001.json"), []byte(xProtectedID), []byte(id))
 		public = bytes.ReplaceAll(public, []byte(`"protected": true`), []byte(`"protected": false`))
 		require.NotContains(t, string(public), `"protected": true`)
 		c.X.SetTweet(id, public)
+		c.FX.SetOverride("/2/status/"+id, 503, "application/json", []byte(`{"code":503,"message":"unavailable"}`))
 		conn, err := addXAccount(ctx, c.App, alice, xAlice.Cookie())
 		require.NoError(t, err)
-		res, v := captureWith(t, c, alice, "https://x.com/harbor_locked/status/"+id, conn.Connection.ID)
+		url := "https://x.com/harbor_locked/status/" + id
+		res, v := captureWith(t, c, alice, url, conn.Connection.ID)
 		require.Equal(t, app.StateComplete, v.State, v.Error)
+		require.Equal(t, "x-session", v.Provider)
+		pub := app.PublicCollectionID("x", "x.post", "", id)
+		require.Equal(t, pub, v.CollectionID, "the capture landed in the public collection")
+		coll, err := c.App.Collection(ctx, alice, pub)
+		require.NoError(t, err)
+		require.Equal(t, "public", coll.Visibility)
+		require.Equal(t, "The night ferry left late again; the harbour lights were all we had. & the gulls.", coll.Text)
+		require.Len(t, coll.Media, 1)
+		list, err := c.App.Library(ctx, alice, app.LibraryQuery{})
+		require.NoError(t, err)
+		require.Len(t, list.Items, 1, "one item in Alice's library, the public one")
+		require.Equal(t, pub, list.Items[0].ID)
+		_, err = c.App.Collection(ctx, alice, res.CollectionID)
+		require.ErrorIs(t, err, app.ErrNotFound, "the empty private copy is not hers any more")
+
+		// Bob has no account; FxTwitter is down, yet the post is archived.
+		bres, bv := c.Capture(t, bob, url)
+		require.Equal(t, pub, bres.CollectionID)
+		require.Equal(t, app.StateComplete, bv.State, bv.Error)
+		bcoll, err := c.App.Collection(ctx, bob, bres.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, *coll.RevisionID, *bcoll.RevisionID, "one shared revision")
+		require.Equal(t, coll.Media[0].SHA256, bcoll.Media[0].SHA256)
+
+		// The raw responses Alice's session got stay in her scope.
+		rawCount := func(tenant uuid.UUID) (privRaw, pubRaw int) {
+			tx, err := openRaw(t, c.StoreURL).BeginTx(ctx, nil)
+			require.NoError(t, err)
+			defer func() { _ = tx.Rollback() }()
+			if !strings.HasPrefix(c.StoreURL, "sqlite://") { // row-level security: read as the tenant
+				_, err = tx.ExecContext(ctx, `SELECT set_config('app.tenant_id', $1, true)`, tenant.String())
+				require.NoError(t, err)
+			}
+			require.NoError(t, tx.QueryRowContext(ctx,
+				`SELECT count(*) FILTER (WHERE visibility = 'private' AND data_scope = $2), count(*) FILTER (WHERE visibility = 'public')
+				   FROM source_responses WHERE capture_id = $1`, v.ID, alice.String()).Scan(&privRaw, &pubRaw))
+			return privRaw, pubRaw
+		}
+		privRaw, pubRaw := rawCount(alice)
+		require.Positive(t, privRaw)
+		require.Zero(t, pubRaw)
+		if !strings.HasPrefix(c.StoreURL, "sqlite://") {
+			privRaw, _ = rawCount(bob)
+			require.Zero(t, privRaw, "Bob's transactions do not see them")
+		}
+	})
+}
+
+// A protected account's timeline through Alice's account: the profile
+// and its posts, page by page through UserTweets, all into her private
+// copies; Bob without an account gets none of them.
+func TestXSessionProtectedTimeline(t *testing.T) {
+	t.Parallel()
+	xSessionCore(t, func(t *testing.T, c *testcore.Core) {
+		ctx := context.Background()
+		alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
+		const user, second = "1700000000000000007", "1900000000000000002"
+		profile := []byte(`{"code":200,"message":"OK","user":{"id":"` + user + `","screen_name":"harbor_locked","name":"Harbor Locked",` +
+			`"description":"Notes from the harbour, for followers only.","protected":true,"followers":42,"following":17,"statuses":311}}`)
+		c.FX.SetOverride("/2/profile/harbor_locked", 200, "application/json", profile)
+		c.FX.SetOverride("/2/profile/id:"+user, 200, "application/json", profile)
+		c.X.SetUserTweets(user, "", xFixture(t, "UserTweets.protected.page1.json"))
+		c.X.SetUserTweets(user, "DAABCgABLockedBottom1", xFixture(t, "UserTweets.protected.page2.json"))
+		c.X.SetTweet(second, bytes.ReplaceAll(xFixture(t, "TweetResultByRestId.protected.1900000000000000001.json"), []byte(xProtectedID), []byte(second)))
+		c.FX.SetOverride("/2/status/"+second, 401, "application/json", []byte(`{"code":401,"message":"PRIVATE_TWEET"}`))
+		conn, err := addXAccount(ctx, c.App, alice, xAlice.Cookie())
+		require.NoError(t, err)
+
+		res, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://x.com/harbor_locked", ConnectionID: conn.Connection.ID})
+		require.NoError(t, err)
+		v := waitSubmission(t, c.App, alice, res.SubmissionID)
+		require.Equal(t, app.StateComplete, v.State, "%+v", v)
+		require.Equal(t, 2, v.Progress.Total, "the two posts of the first page")
 		coll, err := c.App.Collection(ctx, alice, res.CollectionID)
 		require.NoError(t, err)
 		require.Equal(t, "private", coll.Visibility)
-		require.NotEqual(t, app.PublicCollectionID("x", "x.post", "", id), coll.ID)
+		members, err := c.App.Members(ctx, alice, res.CollectionID, 10, "")
+		require.NoError(t, err)
+		require.Len(t, members.Items, 2)
+		for _, m := range members.Items {
+			require.Equal(t, "private", m.Visibility, m.SourceURL)
+			require.NotEqual(t, app.PublicCollectionID("x", "x.post", "", m.ExternalID), m.ID)
+			_, err := c.App.Collection(ctx, bob, m.ID)
+			require.ErrorIs(t, err, app.ErrNotFound, "Alice's posts stay hers")
+		}
+		require.GreaterOrEqual(t, c.X.Hits("TweetResultByRestId"), 2, "each post read through the account")
+
+		// A profile that is not protected, through the account: what its
+		// pages list is still the account's view, so the page stays hers.
+		const open = "1700000000000000008"
+		openProfile := bytes.ReplaceAll(bytes.ReplaceAll(profile, []byte(user), []byte(open)), []byte(`"protected":true`), []byte(`"protected":false`))
+		openProfile = bytes.ReplaceAll(openProfile, []byte("harbor_locked"), []byte("harbor_open"))
+		c.FX.SetOverride("/2/profile/harbor_open", 200, "application/json", openProfile)
+		c.FX.SetOverride("/2/profile/id:"+open, 200, "application/json", openProfile)
+		c.X.SetUserTweets(open, "", xFixture(t, "UserTweets.protected.page1.json"))
+		c.X.SetUserTweets(open, "DAABCgABLockedBottom1", xFixture(t, "UserTweets.protected.page2.json"))
+		ores, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://x.com/harbor_open", ConnectionID: conn.Connection.ID})
+		require.NoError(t, err)
+		ov := waitSubmission(t, c.App, alice, ores.SubmissionID)
+		require.Equal(t, app.StateComplete, ov.State, "%+v", ov)
+		ocoll, err := c.App.Collection(ctx, alice, ov.CollectionID)
+		require.NoError(t, err)
+		require.Equal(t, "private", ocoll.Visibility, "a page an account read is never public")
 	})
 }
 

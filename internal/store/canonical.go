@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -124,6 +125,60 @@ func repointCapture(ctx context.Context, q querier, captureID, from, to uuid.UUI
 	for _, s := range steps {
 		if _, err := q.ExecContext(ctx, s.sql, s.args...); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// CapturePublish moves an in-flight account capture of tenant tenantID
+// from its private collection from to the public collection to, because
+// the adapter showed what it fetched to be public: the capture takes to's
+// scope (what it stores from now on is public, its raw responses aside,
+// which the caller keeps private), and its submissions and the tenant's
+// saved reference follow. A private collection that already holds
+// revisions keeps its reference beside the new one, so nothing archived
+// under the account is given up; an empty one is left unreferenced.
+func (tx *Tx) CapturePublish(ctx context.Context, tenantID, captureID uuid.UUID, from, to Collection) error {
+	if from.Visibility != Private || from.DataScope != tenantID || to.Visibility != Public ||
+		from.Platform != to.Platform || from.EntityType != to.EntityType {
+		return wrap(tx.d, "publish capture", errors.New("only a tenant's private collection moves to a public one of the same kind"))
+	}
+	at := tx.now()
+	res, err := tx.tx.ExecContext(ctx,
+		`UPDATE captures SET collection_id = $1, visibility = $2, data_scope = $3, access_scope = $4, updated_at = $5
+		  WHERE id = $6 AND collection_id = $7 AND tenant_id = $8 AND connection_id IS NOT NULL AND state IN ('queued', 'downloading')`,
+		to.ID, to.Visibility, to.DataScope, to.AccessScope, at, captureID, from.ID, tenantID)
+	if err != nil {
+		return wrap(tx.d, "publish capture", err)
+	}
+	if err := affectedOne(res); err != nil {
+		return wrap(tx.d, "publish capture", err)
+	}
+	var keep bool
+	if err := tx.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM revisions WHERE collection_id = $1)`, from.ID).Scan(&keep); err != nil {
+		return wrap(tx.d, "publish capture", err)
+	}
+	type step struct {
+		sql  string
+		args []any
+	}
+	steps := []step{
+		{`UPDATE submissions SET collection_id = $1, updated_at = $2 WHERE capture_id = $3 AND tenant_id = $4`, []any{to.ID, at, captureID, tenantID}},
+		{`INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at)
+		  SELECT tenant_id, $1, saved_at, $2 FROM tenant_collections WHERE tenant_id = $3 AND collection_id = $4
+		  ON CONFLICT DO NOTHING`, []any{to.ID, at, tenantID, from.ID}},
+		{`UPDATE collections SET unreferenced_at = NULL WHERE id = $1 AND unreferenced_at IS NOT NULL`, []any{to.ID}},
+	}
+	if !keep {
+		steps = append(steps,
+			step{`DELETE FROM tenant_collections WHERE tenant_id = $1 AND collection_id = $2`, []any{tenantID, from.ID}},
+			step{`UPDATE collections SET unreferenced_at = $1
+			    WHERE id = $2 AND unreferenced_at IS NULL
+			      AND NOT EXISTS (SELECT 1 FROM tenant_collections o WHERE o.collection_id = $2)`, []any{at, from.ID}})
+	}
+	for _, s := range steps {
+		if _, err := tx.tx.ExecContext(ctx, s.sql, s.args...); err != nil {
+			return wrap(tx.d, "publish capture", err)
 		}
 	}
 	return nil

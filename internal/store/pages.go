@@ -124,3 +124,13 @@ func (tx *Tx) RevisionObservedAt(ctx context.Context, id uuid.UUID) (time.Time, 
 	err := tx.tx.QueryRowContext(ctx, `SELECT observed_at FROM revisions WHERE id = $1`, id).Scan(&at)
 	return at, wrap(tx.d, "get revision observed time", err)
 }
+
+// CaptureExpands reports whether a submission of the capture expands it
+// (a page of a profile or channel, a thread): what the capture lists is
+// then followed.
+func (tx *Tx) CaptureExpands(ctx context.Context, captureID uuid.UUID) (bool, error) {
+	var ok bool
+	err := tx.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM submissions WHERE capture_id = $1 AND related_state <> $2)`,
+		captureID, RelatedNone).Scan(&ok)
+	return ok, wrap(tx.d, "read whether a capture expands", err)
+}
