@@ -2,12 +2,12 @@
 // links to public channel posts and channels, and fetches them from
 // Telegram's public web preview (the t.me post embed and t.me/s channel
 // pages), answering core over the adapter.v1 gRPC protocol. Private
-// channels (t.me/c/...) need a Telegram account connection, which a later
-// MTProto provider brings.
+// channels (t.me/c/...) and protected content are read by the mtproto
+// provider through a tenant's own Telegram session (mtproto.go).
 //
-// The package imports only api/adapter/v1, adapters/kit, an HTML parser
-// and the standard library, so it can run inside `monitor serve` or alone as
-// `monitor adapter telegram`.
+// The package imports only api/adapter/v1, adapters/kit, an HTML parser,
+// gotd (MTProto) and the standard library, so it can run inside `monitor
+// serve` or alone as `monitor adapter telegram`.
 package telegram
 
 import (
@@ -46,6 +46,8 @@ type Adapter struct {
 	adapterv1.UnimplementedAdapterServer
 
 	tme kit.Upstream
+	// mt configures the mtproto provider (NewWithMTProto).
+	mt MTProto
 }
 
 // New returns an Adapter with opts, filling zero fields with the defaults.

@@ -62,9 +62,11 @@ func isHost(host string) bool {
 // maxBatchSize is the most posts of a channel one batch archives.
 const maxBatchSize = 1000
 
-// Describe says who the adapter is: one public provider, tme-public, that
+// Describe says who the adapter is: the public provider tme-public, that
 // fetches channel posts (albums whole) with their media and channel, and
-// channels with their posts page by page.
+// channels with their posts page by page; and the account provider
+// mtproto, that reads posts through a tenant's Telegram session, its media
+// streamed with ReadMedia.
 func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapterv1.DescribeResponse, error) {
 	return &adapterv1.DescribeResponse{
 		AdapterId:      AdapterID,
@@ -93,6 +95,25 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 			},
 			EntityTypes:  []string{EntityTypeMessage, EntityTypeChannel},
 			MaxBatchSize: maxBatchSize,
+		}, {
+			Id:       ProviderMTProto,
+			AuthMode: adapterv1.AuthMode_AUTH_MODE_ACCOUNT,
+			// The default account provider: the only one.
+			DefaultProvider: true,
+			Visibilities:    []adapterv1.Visibility{adapterv1.Visibility_VISIBILITY_PRIVATE, adapterv1.Visibility_VISIBILITY_PUBLIC},
+			Capabilities: []*adapterv1.Capability{
+				adapterv1.Cap1(adapterv1.CapCaptureFetch),
+				adapterv1.Cap1(adapterv1.CapCaptureCanonical),
+				adapterv1.Cap1(adapterv1.CapContentText),
+				adapterv1.Cap1(adapterv1.CapEntityGraph),
+				adapterv1.Cap1(adapterv1.CapMediaImage),
+				adapterv1.Cap1(adapterv1.CapMediaVideo),
+				adapterv1.Cap1(adapterv1.CapMediaStream),
+				adapterv1.Cap1(adapterv1.CapCredentialPrepare),
+				adapterv1.Cap1(adapterv1.CapConnectionCheck),
+			},
+			EntityTypes:    []string{EntityTypeMessage, EntityTypeChannel},
+			CredentialHelp: mtprotoCredentialHelp,
 		}},
 		EntityTypes: []*adapterv1.EntityType{
 			{Name: EntityTypeMessage, JsonSchema: messageSchema},

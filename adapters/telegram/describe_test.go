@@ -22,11 +22,11 @@ func TestDescribe(t *testing.T) {
 	require.Equal(t, "telegram", d.GetAdapterId())
 	require.Equal(t, "Telegram", d.GetDisplayName())
 	require.EqualValues(t, 1, d.GetProtocol().GetMajor())
-	require.EqualValues(t, 0, d.GetProtocol().GetMinor())
+	require.EqualValues(t, 1, d.GetProtocol().GetMinor())
 	require.Equal(t, telegram.Version, d.GetAdapterVersion())
 	require.ElementsMatch(t, []string{"t.me", "telegram.me", "www.telegram.me", "telegram.dog"}, d.GetHosts())
 
-	require.Len(t, d.GetProviders(), 1)
+	require.Len(t, d.GetProviders(), 2)
 	p := d.GetProviders()[0]
 	require.Equal(t, "tme-public", p.GetId())
 	require.Equal(t, adapterv1.AuthMode_AUTH_MODE_NONE, p.GetAuthMode())
@@ -51,6 +51,19 @@ func TestDescribe(t *testing.T) {
 		require.Nil(t, resp.GetError(), h)
 		require.Equal(t, "tidewatch_demo/120", resp.GetTarget().GetExternalId(), h)
 	}
+	// The account provider: a Telegram session, media streamed.
+	mt := d.GetProviders()[1]
+	require.Equal(t, "mtproto", mt.GetId())
+	require.Equal(t, adapterv1.AuthMode_AUTH_MODE_ACCOUNT, mt.GetAuthMode())
+	require.True(t, mt.GetDefaultProvider())
+	require.NotEmpty(t, mt.GetCredentialHelp())
+	caps = nil
+	for _, c := range mt.GetCapabilities() {
+		caps = append(caps, c.GetName())
+	}
+	require.ElementsMatch(t, []string{"capture.fetch", "capture.canonical", "content.text", "entity.graph", "media.image", "media.video",
+		"media.stream", "credential.prepare", "connection.check"}, caps)
+
 	schemas := kittest.CompileSchemas(t, d)
 	require.Len(t, schemas, 2)
 	for _, name := range p.GetEntityTypes() {

@@ -55,12 +55,22 @@ const albumSpan = 10
 // related targets (none with expand "none"). Failures are answered in
 // FetchResponse.error.
 func (a *Adapter) Fetch(ctx context.Context, req *adapterv1.FetchRequest) (*adapterv1.FetchResponse, error) {
+	if req.GetProviderId() == ProviderMTProto {
+		if resp, err := kit.CheckFetch(req, "Telegram", ProviderMTProto, Platform); resp != nil || err != nil {
+			return resp, err
+		}
+		return a.fetchSession(ctx, req), nil
+	}
 	if resp, err := kit.CheckFetch(req, "Telegram", ProviderTmePublic, Platform); resp != nil || err != nil {
 		return resp, err
 	}
 	t := req.GetTarget()
 	switch t.GetEntityType() {
 	case EntityTypeMessage:
+		if strings.HasPrefix(t.GetExternalId(), privateScopePrefix) {
+			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
+				"this post is in a private channel; only a Telegram account that is a member can read it"), nil
+		}
 		ch, id, ok := splitPost(t.GetExternalId())
 		if !ok {
 			return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST,

@@ -668,8 +668,12 @@ func TestFetchBadRequests(t *testing.T) {
 		code    adapterv1.ErrorCode
 		message string
 	}{
-		{"other provider", &adapterv1.FetchRequest{ProviderId: "mtproto", Target: message("tidewatch_demo/1")},
-			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `provider "mtproto" is not a provider of the Telegram adapter`},
+		{"other provider", &adapterv1.FetchRequest{ProviderId: "x-session", Target: message("tidewatch_demo/1")},
+			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, `provider "x-session" is not a provider of the Telegram adapter`},
+		{"no app credentials", &adapterv1.FetchRequest{ProviderId: "mtproto", Target: message("tidewatch_demo/1")},
+			adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED, "MONITOR_TELEGRAM_APP_ID"},
+		{"private channel without an account", &adapterv1.FetchRequest{ProviderId: "tme-public", Target: message("c/1234/5")},
+			adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT, "private channel"},
 		{"no provider", &adapterv1.FetchRequest{Target: message("tidewatch_demo/1")},
 			adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "not a provider"},
 		{"other platform", &adapterv1.FetchRequest{ProviderId: "tme-public",
@@ -706,6 +710,7 @@ func TestFetchBadRequests(t *testing.T) {
 
 	_, err := h.client.Fetch(ctx, &adapterv1.FetchRequest{ProviderId: "tme-public"})
 	require.Equal(t, codes.InvalidArgument, status.Code(err))
-	_, err = h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: "tme-public"})
-	require.Equal(t, codes.Unimplemented, status.Code(err), "tme-public declares no credential.prepare")
+	prep, err := h.client.PrepareCredential(ctx, &adapterv1.PrepareCredentialRequest{ProviderId: "tme-public"})
+	require.NoError(t, err)
+	require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, prep.GetError().GetCode(), "tme-public takes no account")
 }

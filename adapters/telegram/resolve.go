@@ -36,7 +36,7 @@ func (a *Adapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*ad
 	if err := kit.CheckRequest(req); err != nil {
 		return nil, err
 	}
-	return resolve(req.GetUrl()), nil
+	return resolve(req.GetUrl(), req.GetAccount()), nil
 }
 
 // resolve does the work of Resolve on a non-empty URL.
@@ -46,7 +46,10 @@ func (a *Adapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*ad
 // t.me/<group>/<topic>/<id> → the message; t.me/<channel> and
 // t.me/s/<channel> → the channel. t.me/c/... (private) needs an account;
 // invite links and Telegram's own pages are unsupported.
-func resolve(raw string) *adapterv1.ResolveResponse {
+//
+// With account (the fetch goes through a tenant's session), a t.me/c/
+// message link resolves to a message of the channel "c/<internal id>".
+func resolve(raw string, account bool) *adapterv1.ResolveResponse {
 	segs, resp := gate().Check(raw)
 	if resp != nil {
 		return resp
@@ -57,7 +60,7 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
 			"this is an invite link to a private chat; Monitor does not join chats. Send a link to a post in a public channel (t.me/<channel>/<id>)")
 	case first == "c":
-		return resolvePrivate(segs[1:])
+		return resolvePrivate(segs[1:], account)
 	case first == "s":
 		if len(segs) < 2 {
 			return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel after t.me/s/; copy the link again")
@@ -95,7 +98,7 @@ func resolve(raw string) *adapterv1.ResolveResponse {
 
 // resolvePrivate answers t.me/c/<internal id>[/<topic>]/<id>: links into
 // private channels and groups, readable only with an account.
-func resolvePrivate(rest []string) *adapterv1.ResolveResponse {
+func resolvePrivate(rest []string, account bool) *adapterv1.ResolveResponse {
 	if len(rest) == 0 {
 		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_INVALID_URL, "the link has no channel id after t.me/c/; copy the link again")
 	}
@@ -109,9 +112,27 @@ func resolvePrivate(rest []string) *adapterv1.ResolveResponse {
 				fmt.Sprintf("message id %s is not a valid Telegram message id", kit.Quote(s)))
 		}
 	}
+	if account && len(rest) >= 2 && len(rest) <= 3 {
+		id, _ := parseID(rest[len(rest)-1])
+		return messageTarget(privateScope(rest[0]), id)
+	}
+	if account {
+		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			"through an account Monitor archives one post of a private channel for now; send a link like https://t.me/c/<id>/<post>")
+	}
 	return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
-		"t.me/c/ links point into a private channel or group; archiving them needs a Telegram account connection, "+
-			"which Monitor does not support yet. If the channel is public, send its t.me/<channel>/<id> link instead")
+		"t.me/c/ links point into a private channel or group; archiving them needs a Telegram account connection "+
+			"(monitor account add --adapter telegram, then capture with it). If the channel is public, send its t.me/<channel>/<id> link instead")
+}
+
+// privateScopePrefix starts the channel part of a private channel's
+// targets: "c/<internal id>", as its t.me/c/ links name it.
+const privateScopePrefix = "c/"
+
+// privateScope is the channel part of a private channel's targets.
+func privateScope(internalID string) string {
+	id, _ := parseID(internalID)
+	return privateScopePrefix + strconv.FormatInt(id, 10)
 }
 
 // messageFromSeg resolves the message id segment of a channel's link.

@@ -49,7 +49,7 @@ func TestResolveMessages(t *testing.T) {
 		{"https://t.me/tidewatch_demo/9223372036854775807", "tidewatch_demo", 9223372036854775807},
 	}
 	for _, tt := range tests {
-		resp := resolve(tt.in)
+		resp := resolve(tt.in, false)
 		require.Nil(t, resp.GetError(), "%q: %v", tt.in, resp.GetError())
 		ext := tt.channel + "/" + strconv.FormatInt(tt.id, 10)
 		want := &adapterv1.Target{
@@ -75,7 +75,7 @@ func TestResolveChannels(t *testing.T) {
 		"https://telegram.me/tidewatch_demo?start=x",
 		"https://telegram.dog/tidewatch_demo#top",
 	} {
-		resp := resolve(in)
+		resp := resolve(in, false)
 		require.Nil(t, resp.GetError(), "%q: %v", in, resp.GetError())
 		want := &adapterv1.Target{Platform: "telegram", EntityType: "telegram.channel", ExternalId: "tidewatch_demo",
 			CanonicalUrl: "https://t.me/tidewatch_demo"}
@@ -157,7 +157,7 @@ func TestResolveRejects(t *testing.T) {
 		{"https://t.me/harbour_chat/topic/1204", unsupported, "not supported"},
 	}
 	for _, tt := range tests {
-		resp := resolve(tt.in)
+		resp := resolve(tt.in, false)
 		require.Nil(t, resp.GetTarget(), tt.in)
 		require.NotNil(t, resp.GetError(), tt.in)
 		require.Equal(t, tt.code, resp.GetError().GetCode(), "%q: %s", tt.in, resp.GetError().GetMessage())
@@ -211,7 +211,7 @@ func FuzzResolve(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		resp := resolve(in)
+		resp := resolve(in, false)
 		target, e := resp.GetTarget(), resp.GetError()
 		if (target == nil) == (e == nil) {
 			t.Fatalf("%q: want exactly one of target and error, got %v / %v", in, target, e)
@@ -260,7 +260,7 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("%q: entity type %q", in, target.GetEntityType())
 		}
 		// The canonical URL is a fixed point.
-		again := resolve(target.GetCanonicalUrl())
+		again := resolve(target.GetCanonicalUrl(), false)
 		if again.GetTarget().String() != target.String() {
 			t.Fatalf("%q: canonical %q resolves to %v, want %v", in, target.GetCanonicalUrl(), again.GetTarget(), target)
 		}

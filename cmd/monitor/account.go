@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
+	"github.com/monitorhq/monitor/adapters/telegram"
 	"github.com/monitorhq/monitor/internal/app"
 	"github.com/monitorhq/monitor/internal/config"
 	"github.com/monitorhq/monitor/internal/runtime"
@@ -42,6 +46,7 @@ Adding needs MONITOR_MASTER_KEY (at least 16 random characters, e.g. from
 
 func newAccountAddCmd(d *deps) *cobra.Command {
 	var tenant, adapter, provider, secretFile string
+	var signIn bool
 	cmd := &cobra.Command{
 		Use:   "add --tenant NAME --adapter ID [--provider P] [--secret-file PATH]",
 		Short: "Connect an account: the secret is read from standard input or a file",
@@ -53,12 +58,34 @@ part is missing or wrong and leaves an existing credential as it was.
 
 Adding the same account again replaces its credential: the connection keeps
 its id and its credential revision goes up by one. The tenant's first account
-of an adapter becomes its default one.`,
+of an adapter becomes its default one.
+
+Telegram (--adapter telegram) signs in here, in the terminal: it asks for the
+phone number, the login code Telegram sends and the two-step verification
+password if the account has one (--sign-in asks on standard input even when it
+is not a terminal). It needs MONITOR_TELEGRAM_APP_ID and MONITOR_TELEGRAM_APP_HASH
+from https://my.telegram.org. A session made elsewhere (gotd's session.json, a
+Telethon string session) can be given on standard input or with --secret-file.`,
 		Example: `  monitor account add --tenant alice --adapter x < cookies.txt
-  monitor account add --tenant alice --adapter x --secret-file ~/x-cookies.txt`,
+  monitor account add --tenant alice --adapter x --secret-file ~/x-cookies.txt
+  monitor account add --tenant alice --adapter telegram
+  monitor account add --tenant alice --adapter telegram --secret-file session.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			secret, err := d.readSecret(secretFile)
+			var (
+				secret []byte
+				err    error
+			)
+			switch {
+			case signIn && adapter != telegram.AdapterID:
+				return usageError{fmt.Errorf("--sign-in is for --adapter %s; other adapters read the secret from standard input or --secret-file", telegram.AdapterID)}
+			case signIn && secretFile != "":
+				return usageError{errors.New("--sign-in makes a new session; leave out --secret-file")}
+			case signIn || (adapter == telegram.AdapterID && secretFile == "" && d.stdinTerminal()):
+				secret, err = d.telegramSignIn(cmd)
+			default:
+				secret, err = d.readSecret(secretFile)
+			}
 			if err != nil {
 				return err
 			}
@@ -87,11 +114,51 @@ of an adapter becomes its default one.`,
 	cmd.Flags().StringVar(&adapter, "adapter", "", "the adapter's id, e.g. x (required)")
 	cmd.Flags().StringVar(&provider, "provider", "", "one of the adapter's account providers (default: its default one)")
 	cmd.Flags().StringVar(&secretFile, "secret-file", "", "read the secret from this file instead of standard input")
+	cmd.Flags().BoolVar(&signIn, "sign-in", false, "Telegram: sign in asking on standard input, even when it is not a terminal")
 	_ = cmd.MarkFlagRequired("tenant")
 	_ = cmd.MarkFlagRequired("adapter")
 	config.RegisterFlags(cmd.Flags(), "adapters", "fxtwitter-url", "tme-url")
 	return cmd
 }
+
+// stdinTerminal reports whether standard input is a terminal.
+func (d *deps) stdinTerminal() bool {
+	f, ok := d.stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// telegramSignIn signs a Telegram account in, asking on the terminal, and
+// returns the new session: the secret, as if it had been pasted.
+func (d *deps) telegramSignIn(cmd *cobra.Command) ([]byte, error) {
+	cfg, err := d.loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	mt, err := runtime.TelegramMTProto(cfg)
+	if err != nil {
+		return nil, err
+	}
+	in := bufio.NewReader(d.stdin)
+	ask := func(ctx context.Context, question string, secret bool) (string, error) {
+		fmt.Fprint(d.stderr, question)
+		if f, ok := d.stdin.(*os.File); ok && secret && term.IsTerminal(int(f.Fd())) {
+			b, err := term.ReadPassword(int(f.Fd()))
+			fmt.Fprintln(d.stderr)
+			return string(b), err
+		}
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			return "", fmt.Errorf("no answer to %q on standard input", strings.TrimSpace(question))
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), signInTimeout)
+	defer cancel()
+	return telegram.SignIn(ctx, mt, ask)
+}
+
+// signInTimeout bounds a terminal sign-in, answers included.
+const signInTimeout = 10 * time.Minute
 
 // readSecret reads the secret from a file, or from standard input (with a
 // prompt on the terminal).

@@ -89,7 +89,7 @@ func TestAccountCommands(t *testing.T) {
 	}{
 		{"", []string{"account", "add", "--tenant", "alice", "--adapter", "acct"}, 1, "the credential is empty"},
 		{"account=1002\nhandle=h", []string{"account", "add", "--tenant", "alice", "--adapter", "acct"}, 1, "the token line is missing"},
-		{"account=1002;token=t", []string{"account", "add", "--tenant", "alice", "--adapter", "telegram"}, 1, "has no account provider yet"},
+		{"account=1002;token=t", []string{"account", "add", "--tenant", "alice", "--adapter", "telegram"}, 1, "this is not a Telegram session"},
 		{"account=1002;token=t", []string{"account", "add", "--tenant", "alice", "--adapter", "x"}, 1, "no auth_token or ct0 cookie of x.com found"},
 		{"account=1002;token=t", []string{"account", "add", "--tenant", "nobody", "--adapter", "acct"}, 1, "nobody"},
 		{"account=1002;token=t", []string{"account", "add", "--tenant", "alice"}, 2, `required flag(s) "adapter" not set`},

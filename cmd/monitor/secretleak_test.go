@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"database/sql"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotd/td/tg"
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/store/storetest"
@@ -220,6 +222,24 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		"a session pasted to the bot":  "bot" + randomSecret(t),
 	}
 	accounts.Expire(secrets["a session refused on add"])
+	// Telegram: a session given on the CLI (gotd's session.json) reads a
+	// private channel's photo; a sign-in with a 2FA password adds another.
+	tgFake := testkit.NewTelegram(t)
+	tgSession := tgFake.Session(t)
+	tgKey := telegramAuthKey(t, tgSession)
+	secrets["the Telegram session"] = string(tgSession)
+	secrets["the Telegram auth key (base64)"] = base64.StdEncoding.EncodeToString(tgKey)
+	secrets["the Telegram auth key (hex)"] = hex.EncodeToString(tgKey)
+	secrets["the Telegram auth key (raw)"] = string(tgKey)
+	secrets["the Telegram 2FA password"] = "tg2fa" + randomSecret(t)
+	tgFake.SetSignIn(t, "+15550001111", "24680", secrets["the Telegram 2FA password"])
+	tgChannel := &tg.Channel{ID: 1234567890, AccessHash: 4242, Title: "Spore Private", Broadcast: true}
+	tgFake.AddChannel(tgChannel)
+	tgPhoto := tgFake.AddFile(9001, 50_000)
+	tgFake.AddMessage(tgChannel.ID, &tg.Message{ID: 5, Message: "private note", Media: &tg.MessageMediaPhoto{Photo: &tg.Photo{
+		ID: 9001, AccessHash: 1, FileReference: tgPhoto.Ref, DCID: 2, Sizes: []tg.PhotoSizeClass{&tg.PhotoSize{Type: "y", W: 800, H: 600}}}}})
+	tgKeys := filepath.Join(t.TempDir(), "dc.pem")
+	require.NoError(t, os.WriteFile(tgKeys, tgFake.KeysPEM(), 0o600))
 	session := func(account, what string) string {
 		return "account=" + account + "; handle=leak_" + account + "; token=" + secrets[what]
 	}
@@ -242,6 +262,10 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		"MONITOR_S3_SECRET_ACCESS_KEY": s3.SecretAccessKey,
 		"MONITOR_LOG_LEVEL":            "debug",
 		"MONITOR_ADAPTERS":             "builtin," + accountsAddr,
+		"MONITOR_TELEGRAM_APP_ID":      "1",
+		"MONITOR_TELEGRAM_APP_HASH":    "test-hash",
+		"MONITOR_TELEGRAM_DC_ADDR":     tgFake.Addr(),
+		"MONITOR_TELEGRAM_DC_KEYS":     tgKeys,
 	}
 	envWith := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
@@ -273,6 +297,15 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	require.Equal(t, 1, code, refused)
 	c.add("refused account add (stderr)", []byte(refused))
 	c.cli(emb, false, "account", "check", connID, "--tenant", "alice")
+	tgAdded := c.cliInput(emb, string(tgSession), "account", "add", "--tenant", "alice", "--adapter", "telegram")
+	tgConn := connectionLine.FindStringSubmatch(tgAdded)[1]
+	tgFake.Fail(tg.UsersGetUsersRequestTypeID, testkit.ErrAuthKeyUnregistered) // the sign-in's new session
+	c.cliInput(emb, "+15550001111\n24680\n"+secrets["the Telegram 2FA password"]+"\n",
+		"account", "add", "--tenant", "bob", "--adapter", "telegram", "--sign-in")
+	tgFake.Fail(tg.UsersGetUsersRequestTypeID, testkit.ErrAuthKeyUnregistered)
+	_, tgRefused, code := cliInput(t, emb, string(tgSession), "account", "add", "--tenant", "alice", "--adapter", "telegram")
+	require.Equal(t, 1, code, tgRefused)
+	c.add("refused Telegram account add (stderr)", []byte(tgRefused))
 	c.cli(emb, false, "account", "list", "--tenant", "alice")
 	c.cli(emb, false, "serve", "--print-config")
 	// A cloud destination whose rclone config holds a user and a password
@@ -325,6 +358,11 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	protected := testkit.AccountPostURL("4242")
 	c.captureJSON(base, alice, protected, `{"url": "`+protected+`", "connection_id": "`+restConn+`"}`)
 	require.Len(t, accounts.Fetched(), 1, "the capture went through the account")
+	tgPost := "https://t.me/c/1234567890/5"
+	c.captureJSON(base, alice, tgPost, `{"url": "`+tgPost+`", "connection_id": "`+tgConn+`"}`)
+	tgFake.Fail(tg.ChannelsGetMessagesRequestTypeID, testkit.ErrAuthKeyUnregistered)
+	code, body = c.rest(base, alice, "POST", "/v1/captures", `{"url": "https://t.me/c/1234567890/6", "connection_id": "`+tgConn+`"}`)
+	require.Equal(t, http.StatusAccepted, code, body)
 	code, body = c.rest(base, alice, "GET", "/v1/connections", "")
 	require.Equal(t, http.StatusOK, code, body)
 	code, body = c.rest(base, alice, "DELETE", "/v1/connections/"+connID, "")
@@ -396,6 +434,17 @@ func TestSecretsLeakNowhere(t *testing.T) {
 		require.Contains(t, c.texts, name, "the archive was read")
 	}
 	c.requireNone(secrets)
+}
+
+// telegramAuthKey is the auth key of a gotd session.json.
+func telegramAuthKey(t *testing.T, session []byte) []byte {
+	t.Helper()
+	var f struct {
+		Data struct{ AuthKey []byte }
+	}
+	require.NoError(t, json.Unmarshal(session, &f))
+	require.Len(t, f.Data.AuthKey, 256)
+	return f.Data.AuthKey
 }
 
 // webAccount signs in on the web library with a login link, adds an

@@ -227,6 +227,16 @@ type Resolved struct {
 // Resolve routes a URL and asks its adapter to resolve it, with the
 // adapter's default public provider.
 func (r *Registry) Resolve(ctx context.Context, raw string) (Resolved, error) {
+	return r.resolve(ctx, raw, false)
+}
+
+// ResolveForAccount is Resolve for a capture through a tenant's account:
+// links only an account can read (a private channel's) resolve too.
+func (r *Registry) ResolveForAccount(ctx context.Context, raw string) (Resolved, error) {
+	return r.resolve(ctx, raw, true)
+}
+
+func (r *Registry) resolve(ctx context.Context, raw string, account bool) (Resolved, error) {
 	a, err := r.Route(raw)
 	if err != nil {
 		return Resolved{}, err
@@ -241,7 +251,7 @@ func (r *Registry) Resolve(ctx context.Context, raw string) (Resolved, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
-	resp, err := a.client.Resolve(cctx, &adapterv1.ResolveRequest{Url: raw})
+	resp, err := a.client.Resolve(cctx, &adapterv1.ResolveRequest{Url: raw, Account: account})
 	if err != nil {
 		return Resolved{}, a.callError("resolve", adapterv1.CapCaptureFetch, err)
 	}
@@ -288,6 +298,13 @@ func (r *Registry) Fetch(ctx context.Context, adapterID string, req *adapterv1.F
 	}
 	if err := validateGraph(a.ID(), a.d, resp); err != nil {
 		return nil, err
+	}
+	if !hasCapability(p, adapterv1.CapMediaStream, 0) {
+		for _, m := range resp.GetMedia() {
+			if m.GetStreamRef() != "" {
+				return nil, contractError(a.ID(), "provider %s answered a media stream reference without the %s capability", p.GetId(), adapterv1.CapMediaStream)
+			}
+		}
 	}
 	return resp, nil
 }

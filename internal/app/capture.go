@@ -111,10 +111,14 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 	}
 
 	var credential []byte
+	var scopeCache string
 	if c.ConnectionID != nil {
 		// Opened only now, outside any transaction, and never kept.
 		if credential, err = a.fetchCredential(ctx, c); err != nil {
 			return a.captureFailed(ctx, c, err)
+		}
+		if scopeCache, err = a.scopeCache(ctx, c, coll.ObjectScope); err != nil {
+			return err
 		}
 	}
 	resp, err := a.adapters.Fetch(ctx, c.AdapterID, &adapterv1.FetchRequest{
@@ -127,12 +131,18 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 		PageCursor: c.PageCursor,
 		PageSize:   uint32(c.PageSize),
 		Expand:     c.Expand,
+		ScopeCache: scopeCache,
 	})
 	if err != nil && c.ConnectionID != nil && isAuthFailure(err) {
 		return a.accountRefused(ctx, c, err)
 	}
 	if err != nil {
 		return a.captureFailed(ctx, c, err)
+	}
+	if c.ConnectionID != nil && resp.GetScopeCache() != "" && resp.GetScopeCache() != scopeCache {
+		if err := a.keepScopeCache(ctx, c, coll.ObjectScope, resp.GetScopeCache()); err != nil {
+			return err
+		}
 	}
 	return a.stageCapture(ctx, c, coll, resp)
 }
@@ -246,11 +256,11 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 		for i, m := range resp.GetMedia() {
 			asset := store.Asset{
 				CaptureID: c.ID, DataScope: c.DataScope, Visibility: c.Visibility, Position: i,
-				Purpose: m.GetPurpose(), EntityKey: resourceOf[i], SourceURL: m.GetUrl(), Kind: mediaKind(m.GetKind()),
+				Purpose: m.GetPurpose(), EntityKey: resourceOf[i], SourceURL: m.GetUrl(), StreamRef: m.GetStreamRef(), Kind: mediaKind(m.GetKind()),
 				Mime: m.GetMime(), Width: int(m.GetWidth()), Height: int(m.GetHeight()), DurationMS: int(m.GetDurationMs()),
 				Alt: m.GetAlt(), Sensitive: m.GetSensitive(), CacheKey: m.GetCacheKey(), State: store.AssetPending,
 			}
-			if r := m.GetUnavailableReason(); r != "" || m.GetUrl() == "" {
+			if r := m.GetUnavailableReason(); r != "" || (m.GetUrl() == "" && m.GetStreamRef() == "") {
 				if r == "" {
 					r = "the adapter gave no address for this media"
 				}

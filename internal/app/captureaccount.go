@@ -192,3 +192,28 @@ func (a *App) publishOnEvidence(ctx context.Context, tx *store.Tx, c store.Captu
 	c.CollectionID, c.Visibility, c.DataScope, c.AccessScope = to.ID, to.Visibility, to.DataScope, to.AccessScope
 	return c, to, nil
 }
+
+// scopeCache is what the capture's account provider asked to keep for an
+// object scope through the capture's connection (a Telegram channel's
+// access hash), handed back with the fetch.
+func (a *App) scopeCache(ctx context.Context, c store.Capture, scope string) (v string, err error) {
+	if scope == "" {
+		return "", nil
+	}
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		v, err = tx.ConnectionPeerGet(ctx, c.TenantID, *c.ConnectionID, scope)
+		return err
+	})
+	return v, err
+}
+
+// keepScopeCache keeps what the provider asked to keep for an object
+// scope through the capture's connection, unless it was revoked.
+func (a *App) keepScopeCache(ctx context.Context, c store.Capture, scope, value string) error {
+	if scope == "" {
+		return nil
+	}
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		return tx.ConnectionPeerPut(ctx, c.TenantID, *c.ConnectionID, scope, value)
+	})
+}

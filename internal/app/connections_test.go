@@ -217,7 +217,8 @@ func TestConnectionRefusals(t *testing.T) {
 		require.ErrorContains(t, err, "longer than 64 KiB")
 		for _, tc := range []struct{ adapter, provider, want string }{
 			{"nope", "", "not configured"},
-			{"telegram", "", "has no account provider yet"},
+			{"telegram", "", "this is not a Telegram session"},
+			{"telegram", "tme-public", "is public and takes no account"},
 			{"x", "", "no auth_token or ct0 cookie of x.com found"},
 			{"x", "fxtwitter", "is public and takes no account"},
 			{"acct", "public", "is public and takes no account"},

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/netguard"
 	"github.com/monitorhq/monitor/internal/queue"
@@ -140,36 +141,14 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 // download streams the media and attaches it. Any reservation it made is
 // given back when it fails; on success it stays until finalize.
 func (a *App) download(ctx context.Context, as store.Asset) (err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, as.SourceURL, nil)
-	if err != nil {
-		return permanent("media address %q is not usable: %v", as.SourceURL, err)
-	}
-	if netguard.CheckURL(req.URL) != nil {
-		return permanent("media address %q is not an http or https address; Monitor fetches media only over http and https", as.SourceURL)
-	}
-	allow, err := a.fetchAllowHosts(ctx)
+	body, err := a.openMedia(ctx, as)
 	if err != nil {
 		return err
 	}
-	req = req.WithContext(netguard.WithAllow(ctx, allow))
-	req.Header.Set("User-Agent", mediaUserAgent)
-	resp, err := a.http.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if refused := fetchRefusal(err); refused != nil {
-			return refused
-		}
-		return retryable(0, "could not reach the media host: %v", err)
-	}
-	defer resp.Body.Close()
-	if e := mediaStatusError(resp, a.now()); e != nil {
-		return e
-	}
+	defer body.r.Close()
 	limit := a.limits.MaxMediaBytes
-	if resp.ContentLength > limit {
-		return permanent("media is %d bytes, over the %d-byte limit for one file", resp.ContentLength, limit)
+	if body.length > limit {
+		return permanent("media is %d bytes, over the %d-byte limit for one file", body.length, limit)
 	}
 
 	meter := &meter{app: a, ctx: ctx, asset: as, max: limit}
@@ -181,7 +160,7 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 			})
 		}
 	}()
-	if err := meter.reserve(max64(resp.ContentLength, 0)); err != nil {
+	if err := meter.reserve(max64(body.length, 0)); err != nil {
 		return err
 	}
 
@@ -192,10 +171,10 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 	}); err != nil {
 		return err
 	}
-	meter.r = resp.Body
+	meter.r = body.r
 	info, err := a.blob.Put(ctx, key, meter)
-	if err == nil && resp.ContentLength >= 0 && info.Size != resp.ContentLength {
-		err = retryable(0, "the media download was cut short: got %d of %d bytes", info.Size, resp.ContentLength)
+	if err == nil && body.length >= 0 && info.Size != body.length {
+		err = retryable(0, "the media download was cut short: got %d of %d bytes", info.Size, body.length)
 	}
 	if err != nil {
 		// The bytes are ours to remove; only if that fails is the object
@@ -220,7 +199,7 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 		return fmt.Errorf("app: store media: %w", err)
 	}
 
-	mime := resp.Header.Get("Content-Type")
+	mime := body.mime
 	return a.store.InTx(ctx, func(tx *store.Tx) error {
 		b, _, err := archiveWriter{}.attachBlob(ctx, tx, blobInput{
 			DataScope: as.DataScope, AccessScope: as.AccessScope, Visibility: as.Visibility, TenantID: as.TenantID,
@@ -239,6 +218,101 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 		meter.reserved = info.Size
 		return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
 	})
+}
+
+// mediaBody is what a download reads: a media host's HTTP body, or the
+// stream of an adapter that alone can read the medium.
+type mediaBody struct {
+	r io.ReadCloser
+	// length is the size announced up front (-1: unknown).
+	length int64
+	mime   string
+}
+
+// openMedia starts reading an asset's bytes: by its URL, or for media
+// without one through the adapter's ReadMedia with the credential of the
+// capture that fetched it.
+func (a *App) openMedia(ctx context.Context, as store.Asset) (mediaBody, error) {
+	if as.StreamRef != "" {
+		return a.openStream(ctx, as)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, as.SourceURL, nil)
+	if err != nil {
+		return mediaBody{}, permanent("media address %q is not usable: %v", as.SourceURL, err)
+	}
+	if netguard.CheckURL(req.URL) != nil {
+		return mediaBody{}, permanent("media address %q is not an http or https address; Monitor fetches media only over http and https", as.SourceURL)
+	}
+	allow, err := a.fetchAllowHosts(ctx)
+	if err != nil {
+		return mediaBody{}, err
+	}
+	req = req.WithContext(netguard.WithAllow(ctx, allow))
+	req.Header.Set("User-Agent", mediaUserAgent)
+	resp, err := a.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return mediaBody{}, ctx.Err()
+		}
+		if refused := fetchRefusal(err); refused != nil {
+			return mediaBody{}, refused
+		}
+		return mediaBody{}, retryable(0, "could not reach the media host: %v", err)
+	}
+	if e := mediaStatusError(resp, a.now()); e != nil {
+		resp.Body.Close()
+		return mediaBody{}, e
+	}
+	return mediaBody{r: resp.Body, length: resp.ContentLength, mime: resp.Header.Get("Content-Type")}, nil
+}
+
+// openStream reads a medium through its adapter. The capture's account
+// must still hold the credential the capture ran with.
+func (a *App) openStream(ctx context.Context, as store.Asset) (mediaBody, error) {
+	var c store.Capture
+	if err := a.store.InTx(ctx, func(tx *store.Tx) (err error) {
+		c, err = tx.CaptureGet(ctx, as.CaptureID)
+		return err
+	}); err != nil {
+		return mediaBody{}, err
+	}
+	if c.ConnectionID == nil {
+		return mediaBody{}, permanent("the adapter gave a media reference to a capture without an account")
+	}
+	cred, err := a.fetchCredential(ctx, c)
+	if err != nil {
+		var ue *userError
+		if errors.As(err, &ue) {
+			return mediaBody{}, permanent("%s", ue.msg)
+		}
+		return mediaBody{}, err
+	}
+	ms, err := a.adapters.ReadMedia(ctx, c.AdapterID, c.Provider, cred, as.StreamRef)
+	if err != nil {
+		if ctx.Err() != nil {
+			return mediaBody{}, ctx.Err()
+		}
+		return mediaBody{}, streamError(err)
+	}
+	length := ms.Size
+	if length <= 0 {
+		length = -1
+	}
+	return mediaBody{r: ms, length: length, mime: ms.Mime}, nil
+}
+
+// streamError classifies an adapter's failure to stream a medium: what
+// it says may pass is tried again (after its wait), the rest fails the
+// asset with its words.
+func streamError(err error) error {
+	var ae *adapterapi.Error
+	if !errors.As(err, &ae) {
+		return retryable(0, "the media stream failed: %v", err)
+	}
+	if ae.Retryable {
+		return retryable(ae.RetryAfter, "%s", ae.Message)
+	}
+	return permanent("%s", ae.Message)
 }
 
 // afterAsset starts finalizing once every asset of the capture is
@@ -306,6 +380,10 @@ func (m *meter) Read(p []byte) (int, error) {
 		}
 	}
 	if err != nil && err != io.EOF {
+		var ae *adapterapi.Error
+		if errors.As(err, &ae) {
+			return n, streamError(ae)
+		}
 		return n, &readError{err}
 	}
 	return n, err

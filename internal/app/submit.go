@@ -72,8 +72,13 @@ func (a *App) Submit(ctx context.Context, req SubmitRequest) (SubmitResult, erro
 	if req.Limit < 0 {
 		return SubmitResult{}, errorf(ErrInvalid, "limit must be a positive number of posts, not %d", req.Limit)
 	}
-	// The adapter call happens before, never inside, the transaction.
-	resolved, err := a.adapters.Resolve(ctx, req.URL)
+	// The adapter call happens before, never inside, the transaction. A
+	// capture through an account resolves links only it can read too.
+	resolve := a.adapters.Resolve
+	if req.ConnectionID != uuid.Nil {
+		resolve = a.adapters.ResolveForAccount
+	}
+	resolved, err := resolve(ctx, req.URL)
 	if err != nil {
 		return SubmitResult{}, err
 	}

@@ -50,6 +50,17 @@ type Config struct {
 	TelegramToken string
 	// TelegramAPIURL is the base URL of the Bot API.
 	TelegramAPIURL string
+	// TelegramAppID and TelegramAppHash are the instance's Telegram app
+	// credentials (my.telegram.org), which the mtproto provider (a
+	// tenant's Telegram session) needs; without them it refuses.
+	TelegramAppID   int
+	TelegramAppHash string
+	// TelegramDCAddr (host:port) and TelegramDCKeys (a PEM file of RSA
+	// public keys) point the mtproto provider and the sign-in at another
+	// Telegram data center than Telegram's own, e.g. a test server; both
+	// or neither.
+	TelegramDCAddr string
+	TelegramDCKeys string
 	// MasterKey encrypts account credentials and secret settings.
 	MasterKey string
 	// SigningKey is the instance's Ed25519 key (PEM PKCS #8, or base64 of
@@ -256,6 +267,37 @@ func options() []option {
 		{env: "MONITOR_TELEGRAM_API_URL", flag: "telegram-api-url", def: "https://api.telegram.org",
 			usage: "base URL of the Telegram Bot API",
 			set:   func(c *Config, v string) error { return setHTTPURL(&c.TelegramAPIURL, v) }},
+		{env: "MONITOR_TELEGRAM_APP_ID",
+			usage: "Telegram app id from my.telegram.org (the mtproto provider, a tenant's Telegram session)",
+			set: func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				n, err := strconv.Atoi(v)
+				if err != nil || n <= 0 {
+					return fmt.Errorf("MONITOR_TELEGRAM_APP_ID must be the positive number my.telegram.org shows as App api_id, not %q", v)
+				}
+				c.TelegramAppID = n
+				return nil
+			}},
+		{env: "MONITOR_TELEGRAM_APP_HASH", secret: true,
+			usage: "Telegram app hash from my.telegram.org (with MONITOR_TELEGRAM_APP_ID)",
+			set:   func(c *Config, v string) error { c.TelegramAppHash = v; return nil }},
+		{env: "MONITOR_TELEGRAM_DC_ADDR",
+			usage: "host:port of the Telegram data center to use instead of Telegram's own (a test server; with MONITOR_TELEGRAM_DC_KEYS)",
+			set: func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+					return fmt.Errorf("MONITOR_TELEGRAM_DC_ADDR must be host:port, not %q", v)
+				}
+				c.TelegramDCAddr = v
+				return nil
+			}},
+		{env: "MONITOR_TELEGRAM_DC_KEYS",
+			usage: "PEM file of that data center's RSA public keys (with MONITOR_TELEGRAM_DC_ADDR)",
+			set:   func(c *Config, v string) error { c.TelegramDCKeys = v; return nil }},
 		{env: "MONITOR_MASTER_KEY", secret: true,
 			usage: "master key for encrypted credentials and settings",
 			set:   func(c *Config, v string) error { c.MasterKey = v; return nil }},

@@ -38,7 +38,7 @@ func TestConnectionRoutes(t *testing.T) {
 				{`{"adapter": "acct"}`, "secret is required"},
 				{`{"adapter": "acct", "secret": ""}`, "secret is required"},
 				{`{"adapter": "acct", "secret": "account=1001"}`, "the token line is missing"},
-				{`{"adapter": "telegram", "secret": "account=1;token=t"}`, "has no account provider yet"},
+				{`{"adapter": "telegram", "secret": "account=1;token=t"}`, "this is not a Telegram session"},
 				{`{"adapter": "x", "secret": "account=1;token=t"}`, "no auth_token or ct0 cookie of x.com found"},
 				{`{"adapter": "acct", "provider": "public", "secret": "account=1;token=t"}`, "is public and takes no account"},
 				{`{"adapter": "acct", "secret": "account=1;token=t", "cookie": "x"}`, "cookie"},

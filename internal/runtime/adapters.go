@@ -2,11 +2,19 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gotd/td/crypto"
+	gotd "github.com/gotd/td/telegram"
+	"github.com/gotd/td/telegram/dcs"
+	"github.com/gotd/td/tg"
 
 	"github.com/monitorhq/monitor/adapters/telegram"
 	"github.com/monitorhq/monitor/adapters/x"
@@ -25,9 +33,45 @@ func BuiltinAdapter(name string, cfg *config.Config) (adapterv1.AdapterServer, e
 	case "x":
 		return x.NewWithSession(x.Options{BaseURL: cfg.FxTwitterURL}, x.Options{BaseURL: cfg.XAPIURL}), nil
 	case "telegram":
-		return telegram.New(telegram.Options{BaseURL: cfg.TmeURL}), nil
+		mt, err := TelegramMTProto(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return telegram.NewWithMTProto(telegram.Options{BaseURL: cfg.TmeURL}, mt), nil
 	}
 	return nil, fmt.Errorf("no built-in adapter %q; built-in adapters: %s", name, strings.Join(BuiltinNames(), ", "))
+}
+
+// TelegramMTProto is the configuration of the Telegram adapter's mtproto
+// provider and of the sign-in: the app credentials, and another data
+// center than Telegram's own when MONITOR_TELEGRAM_DC_ADDR names one.
+func TelegramMTProto(cfg *config.Config) (telegram.MTProto, error) {
+	mt := telegram.MTProto{AppID: cfg.TelegramAppID, AppHash: cfg.TelegramAppHash}
+	if (cfg.TelegramDCAddr == "") != (cfg.TelegramDCKeys == "") {
+		return mt, errors.New("config: set both MONITOR_TELEGRAM_DC_ADDR and MONITOR_TELEGRAM_DC_KEYS, or neither")
+	}
+	if cfg.TelegramDCAddr == "" {
+		return mt, nil
+	}
+	host, portText, _ := net.SplitHostPort(cfg.TelegramDCAddr)
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return mt, fmt.Errorf("config: MONITOR_TELEGRAM_DC_ADDR: port %q is not a number", portText)
+	}
+	pem, err := os.ReadFile(cfg.TelegramDCKeys)
+	if err != nil {
+		return mt, fmt.Errorf("config: MONITOR_TELEGRAM_DC_KEYS: %w", err)
+	}
+	keys, err := crypto.ParseRSAPublicKeys(pem)
+	if err != nil || len(keys) == 0 {
+		return mt, fmt.Errorf("config: MONITOR_TELEGRAM_DC_KEYS holds no RSA public key in PEM form")
+	}
+	for _, k := range keys {
+		mt.PublicKeys = append(mt.PublicKeys, gotd.PublicKey{RSA: k})
+	}
+	// Sessions start on DC 2, as with Telegram's own data centers.
+	mt.DCList = dcs.List{Options: []tg.DCOption{{ID: 2, IPAddress: host, Port: port}}}
+	return mt, nil
 }
 
 // builtins runs the built-in adapters on private loopback listeners, so

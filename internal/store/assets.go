@@ -18,14 +18,17 @@ const (
 
 // Asset is one media reference of a capture.
 type Asset struct {
-	ID          uuid.UUID
-	CaptureID   uuid.UUID
-	DataScope   uuid.UUID
-	Visibility  string
-	Position    int
-	Purpose     string
-	EntityKey   string
-	SourceURL   string
+	ID         uuid.UUID
+	CaptureID  uuid.UUID
+	DataScope  uuid.UUID
+	Visibility string
+	Position   int
+	Purpose    string
+	EntityKey  string
+	SourceURL  string
+	// StreamRef is the adapter's reference of a medium without a URL,
+	// read back with ReadMedia; private to the asset, never exported.
+	StreamRef   string
 	Kind        string
 	Mime        string
 	Width       int
@@ -55,16 +58,16 @@ func (tx *Tx) AssetInsert(ctx context.Context, a Asset) (Asset, error) {
 	at := tx.now()
 	_, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO assets (id, capture_id, data_scope, visibility, position, purpose, entity_key, source_url, kind, mime,
-			width, height, duration_ms, alt, sensitive, cache_key, state, error, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)`,
+			width, height, duration_ms, alt, sensitive, cache_key, state, error, created_at, updated_at, stream_ref)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20)`,
 		a.ID, a.CaptureID, a.DataScope, a.Visibility, a.Position, a.Purpose, a.EntityKey, a.SourceURL, a.Kind, a.Mime,
-		a.Width, a.Height, a.DurationMS, a.Alt, a.Sensitive, a.CacheKey, a.State, a.Error, at)
+		a.Width, a.Height, a.DurationMS, a.Alt, a.Sensitive, a.CacheKey, a.State, a.Error, at, a.StreamRef)
 	return a, wrap(tx.d, "insert asset", err)
 }
 
 const assetColumns = `a.id, a.capture_id, a.data_scope, a.visibility, a.position, a.purpose, a.entity_key, a.source_url, a.kind,
 	a.mime, a.width, a.height, a.duration_ms, a.alt, a.sensitive, a.cache_key, a.state, a.error, a.blob_id, a.reserved_bytes,
-	a.attempts, a.size, COALESCE(b.sha256, ''), COALESCE(b.mime, ''), COALESCE(b.size, 0), c.access_scope, c.tenant_id`
+	a.attempts, a.size, COALESCE(b.sha256, ''), COALESCE(b.mime, ''), COALESCE(b.size, 0), c.access_scope, c.tenant_id, a.stream_ref`
 
 const assetFrom = ` FROM assets a JOIN captures c ON c.id = a.capture_id LEFT JOIN blobs b ON b.id = a.blob_id`
 
@@ -73,7 +76,7 @@ func scanAsset(row interface{ Scan(...any) error }) (Asset, error) {
 	var blobID uuid.NullUUID
 	err := row.Scan(&a.ID, &a.CaptureID, &a.DataScope, &a.Visibility, &a.Position, &a.Purpose, &a.EntityKey, &a.SourceURL,
 		&a.Kind, &a.Mime, &a.Width, &a.Height, &a.DurationMS, &a.Alt, &a.Sensitive, &a.CacheKey, &a.State, &a.Error,
-		&blobID, &a.Reserved, &a.Attempts, &a.Size, &a.BlobSHA256, &a.BlobMime, &a.BlobSize, &a.AccessScope, &a.TenantID)
+		&blobID, &a.Reserved, &a.Attempts, &a.Size, &a.BlobSHA256, &a.BlobMime, &a.BlobSize, &a.AccessScope, &a.TenantID, &a.StreamRef)
 	if blobID.Valid {
 		a.BlobID = &blobID.UUID
 	}

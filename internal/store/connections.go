@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -221,7 +222,40 @@ func (tx *Tx) ConnectionRevoke(ctx context.Context, tenantID, id uuid.UUID) (Con
 		id, tenantID); err != nil {
 		return Connection{}, wrap(tx.d, "delete credentials", err)
 	}
+	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM connection_peers WHERE connection_id = $1 AND tenant_id = $2`,
+		id, tenantID); err != nil {
+		return Connection{}, wrap(tx.d, "delete the connection's peers", err)
+	}
 	return c, nil
+}
+
+// maxPeerValue bounds what a provider may keep per object scope.
+const maxPeerValue = 1024
+
+// ConnectionPeerGet reads what a connection's provider keeps for an
+// object scope (a Telegram channel's access hash); "" when nothing.
+func (tx *Tx) ConnectionPeerGet(ctx context.Context, tenantID, connectionID uuid.UUID, scope string) (string, error) {
+	var v string
+	err := tx.tx.QueryRowContext(ctx, `SELECT value FROM connection_peers
+		WHERE connection_id = $1 AND tenant_id = $2 AND object_scope = $3`, connectionID, tenantID, scope).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, wrap(tx.d, "get connection peer", err)
+}
+
+// ConnectionPeerPut keeps what a connection's provider asked to keep for
+// an object scope, while the connection is active (a revoked one keeps
+// nothing). Values over 1 KiB are not kept.
+func (tx *Tx) ConnectionPeerPut(ctx context.Context, tenantID, connectionID uuid.UUID, scope, value string) error {
+	if value == "" || len(value) > maxPeerValue || scope == "" {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `INSERT INTO connection_peers (tenant_id, connection_id, object_scope, value, updated_at)
+		SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM connections WHERE id = $2 AND tenant_id = $1 AND status = $6)
+		ON CONFLICT (connection_id, object_scope) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+		tenantID, connectionID, scope, value, tx.now(), ConnectionActive)
+	return wrap(tx.d, "keep connection peer", err)
 }
 
 const credentialColumns = `id, tenant_id, connection_id, ciphertext, nonce, key_version, revision, created_at`

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -152,5 +153,48 @@ func TestConnectionsReplaceRevokeAndDefault(t *testing.T) {
 		require.Equal(t, store.ConnectionActive, c.Status)
 		require.Nil(t, c.RevokedAt)
 		require.Equal(t, 3, c.CredentialRevision)
+	})
+}
+
+// What a provider keeps per connection and object scope: read back by
+// the same tenant only, replaced in place, refused over 1 KiB, deleted
+// when the connection is revoked, and not kept for a revoked one.
+func TestConnectionPeers(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		alice, bob := webTenant(t, st, "alice"), webTenant(t, st, "bob")
+		actx, bctx := store.WithTenant(context.Background(), alice), store.WithTenant(context.Background(), bob)
+		c := addConnection(t, st, alice, "5001", "spore", []byte("sealed"))
+		get := func(ctx context.Context, tenant uuid.UUID, scope string) string {
+			t.Helper()
+			var v string
+			require.NoError(t, st.InTx(ctx, func(tx *store.Tx) (err error) {
+				v, err = tx.ConnectionPeerGet(ctx, tenant, c.ID, scope)
+				return err
+			}))
+			return v
+		}
+		put := func(scope, value string) {
+			t.Helper()
+			require.NoError(t, st.InTx(actx, func(tx *store.Tx) error { return tx.ConnectionPeerPut(actx, alice, c.ID, scope, value) }))
+		}
+		require.Empty(t, get(actx, alice, "c/1234567890"))
+		put("c/1234567890", "access_hash:4242")
+		put("c/1234567890", "access_hash:4343")
+		put("c/999", strings.Repeat("x", 1025))
+		require.Equal(t, "access_hash:4343", get(actx, alice, "c/1234567890"))
+		require.Empty(t, get(actx, alice, "c/999"), "over 1 KiB is not kept")
+		require.Empty(t, get(bctx, bob, "c/1234567890"), "another tenant reads nothing")
+		if st.Driver() == "postgres" {
+			require.Empty(t, get(bctx, alice, "c/1234567890"), "row security: not even naming the tenant")
+		}
+
+		require.NoError(t, st.InTx(actx, func(tx *store.Tx) error {
+			_, err := tx.ConnectionRevoke(actx, alice, c.ID)
+			return err
+		}))
+		require.Empty(t, get(actx, alice, "c/1234567890"), "revoking deletes it")
+		put("c/1234567890", "access_hash:4444")
+		require.Empty(t, get(actx, alice, "c/1234567890"), "a revoked connection keeps nothing")
 	})
 }

@@ -81,8 +81,9 @@ func (j *job) btnAccountAdd(ctx context.Context, adapter string) error {
 	}
 	mins := int(time.Until(d.ExpiresAt).Round(time.Minute) / time.Minute)
 	help := d.Adapter.Help
-	if d.Adapter.ID == "x" {
-		help = j.lang.t("account.help.x") // ours, in both languages
+	switch d.Adapter.ID {
+	case "x", "telegram":
+		help = j.lang.t("account.help." + d.Adapter.ID) // ours, in both languages
 	}
 	return j.reply(ctx, outMessage{text: j.lang.t("account.paste", d.Adapter.Name, help, max(mins, 1))})
 }

@@ -162,6 +162,10 @@ var catalog = map[string]map[locale]string{
 		langEN: "the auth_token and ct0 cookies of a signed-in x.com: a Cookie header (auth_token=…; ct0=…), the x.com lines of a cookies.txt file, or a cookie extension's JSON export",
 		langZH: "已登录 x.com 的 auth_token 和 ct0 两个 cookie：Cookie 请求头（auth_token=…; ct0=…）、cookies.txt 文件中 x.com 的几行，或浏览器 cookie 扩展导出的 JSON",
 	},
+	"account.help.telegram": {
+		langEN: "a Telegram user session: gotd's session.json or a Telethon string session (or sign in with monitor account add --adapter telegram in a terminal)",
+		langZH: "Telegram 用户会话：gotd 的 session.json 或 Telethon 字符串会话（也可以在终端运行 monitor account add --adapter telegram 登录）",
+	},
 	"account.received": {
 		langEN: "🔒 Received, and deleted from the chat. Checking it with the platform…",
 		langZH: "🔒 已收到，并已从聊天中删除。正在向平台核验……",

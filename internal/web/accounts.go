@@ -71,15 +71,26 @@ func (s *server) renderAccounts(w http.ResponseWriter, r *http.Request, rq *requ
 	if v.Adapter == "" && len(v.Adapters) > 0 {
 		v.Adapter = v.Adapters[0].ID
 	}
-	for _, a := range v.Adapters {
-		if a.ID == v.Adapter {
-			// The adapter's own words, or ours where we have them in
-			// both languages.
-			v.Help = a.Help
-			if a.ID == "x" {
-				v.Help = s.t(rq, "accounts.help.x")
-			}
+	// What to paste: the adapter's own words, or ours where we have them
+	// in both languages; for each platform when there are several, since
+	// the form shows one help for all.
+	help := func(a app.AccountAdapterView) string {
+		switch a.ID {
+		case "x", "telegram":
+			return s.t(rq, "accounts.help."+a.ID)
 		}
+		return a.Help
+	}
+	var helps []string
+	for _, a := range v.Adapters {
+		if len(v.Adapters) == 1 {
+			v.Help = help(a)
+			break
+		}
+		helps = append(helps, s.t(rq, "accounts.help.for", a.Name, help(a)))
+	}
+	if len(helps) > 0 {
+		v.Help = strings.Join(helps, s.t(rq, "accounts.help.sep"))
 	}
 	s.page(w, r, rq, status, "accounts.html", &Page{Title: s.t(rq, "accounts.title"), Nav: "accounts", Data: v})
 }
@@ -158,6 +169,10 @@ func accountMessages() catalog {
 		"accounts.secret.help": {"Paste %s. It is sent once, checked with the platform, and never shown again.", "请粘贴%s。它只发送一次，会向平台核验，之后不再显示。"},
 		"accounts.help.x": {"the auth_token and ct0 cookies of a signed-in x.com: a Cookie header (auth_token=…; ct0=…), the x.com lines of a cookies.txt file, or a cookie extension's JSON export",
 			"已登录 x.com 的 auth_token 和 ct0 两个 cookie：Cookie 请求头（auth_token=…; ct0=…）、cookies.txt 文件中 x.com 的几行，或浏览器 cookie 扩展导出的 JSON"},
+		"accounts.help.telegram": {"a Telegram user session: gotd's session.json or a Telethon string session (or sign in with monitor account add --adapter telegram in a terminal)",
+			"Telegram 用户会话：gotd 的 session.json 或 Telethon 字符串会话（也可以在终端运行 monitor account add --adapter telegram 登录）"},
+		"accounts.help.for":      {"for %s, %s", "%s：%s"},
+		"accounts.help.sep":      {"; ", "；"},
 		"accounts.addbtn":        {"Add account", "添加账号"},
 		"accounts.none":          {"You have no connected accounts yet.", "你还没有连接任何账号。"},
 		"accounts.noadapters":    {"No platform on this instance takes accounts yet.", "这个实例上还没有可以连接账号的平台。"},

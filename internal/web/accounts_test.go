@@ -40,8 +40,9 @@ func TestAccountsPage(t *testing.T) {
 	require.Contains(t, p.Body, "You have no connected accounts yet.")
 	require.Contains(t, p.Body, `<form class="add-account" action="/accounts" method="post"`)
 	require.Contains(t, p.Body, `name="csrf" value="`+s.csrf+`"`)
-	require.Contains(t, p.Body, `<option value="x" selected>X</option>`)
-	require.Contains(t, p.Body, "Paste the auth_token and ct0 cookies of a signed-in x.com")
+	require.Contains(t, p.Body, `<option value="telegram" selected>Telegram</option><option value="x">X</option>`)
+	require.Contains(t, p.Body, "Paste for Telegram, a Telegram user session: gotd&#39;s session.json or a Telethon string session")
+	require.Contains(t, p.Body, "; for X, the auth_token and ct0 cookies of a signed-in x.com")
 	require.Contains(t, s.get("/").Body, `<a href="/accounts">Accounts</a>`, "in the nav of every page")
 
 	add := s.post("/accounts", url.Values{"adapter": {"x"}, "secret": {"Cookie: " + webAlice.Cookie()}})

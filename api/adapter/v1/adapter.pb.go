@@ -1,6 +1,8 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
-// Protocol version 1.0 (independent of any adapter's software version). Core
+// Protocol version 1.1 (independent of any adapter's software version; 1.1
+// added ReadMedia, Media.stream_ref, ResolveRequest.account and the
+// scope_cache of FetchRequest and FetchResponse). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
@@ -840,8 +842,12 @@ func (x *Error) GetReason() string {
 }
 
 type ResolveRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// account: the target will be fetched through a tenant's account, so a
+	// link only an account can read (a private channel's) resolves to a
+	// target instead of answering ERROR_CODE_NEEDS_ACCOUNT.
+	Account       bool `protobuf:"varint,2,opt,name=account,proto3" json:"account,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -881,6 +887,13 @@ func (x *ResolveRequest) GetUrl() string {
 		return x.Url
 	}
 	return ""
+}
+
+func (x *ResolveRequest) GetAccount() bool {
+	if x != nil {
+		return x.Account
+	}
+	return false
 }
 
 // Target identifies one object on a platform.
@@ -1056,7 +1069,13 @@ type FetchRequest struct {
 	// never expands spares the upstream reads (a profile without its
 	// timeline). An adapter answers a value it does not know, or one that
 	// does not fit the target, with ERROR_CODE_UNSUPPORTED.
-	Expand        string `protobuf:"bytes,6,opt,name=expand,proto3" json:"expand,omitempty"`
+	Expand string `protobuf:"bytes,6,opt,name=expand,proto3" json:"expand,omitempty"`
+	// scope_cache is what the provider asked core to keep (its last
+	// FetchResponse.scope_cache) for the target's object_scope through this
+	// connection, e.g. a Telegram channel's access hash; empty when nothing
+	// is kept. Account providers only; core keeps it private to the
+	// connection and never exports it.
+	ScopeCache    string `protobuf:"bytes,7,opt,name=scope_cache,json=scopeCache,proto3" json:"scope_cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1129,6 +1148,13 @@ func (x *FetchRequest) GetPageSize() uint32 {
 func (x *FetchRequest) GetExpand() string {
 	if x != nil {
 		return x.Expand
+	}
+	return ""
+}
+
+func (x *FetchRequest) GetScopeCache() string {
+	if x != nil {
+		return x.ScopeCache
 	}
 	return ""
 }
@@ -1235,8 +1261,13 @@ type Media struct {
 	// unavailable_reason is set when the platform will not give the bytes
 	// (e.g. "media is too big"); url may then be empty.
 	UnavailableReason string `protobuf:"bytes,11,opt,name=unavailable_reason,json=unavailableReason,proto3" json:"unavailable_reason,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// stream_ref is set instead of url for media that only the adapter can
+	// read (capability media.stream): an opaque reference core hands back to
+	// ReadMedia with the capture's provider and credential. Core keeps it
+	// with the asset, private, and never shows or exports it.
+	StreamRef     string `protobuf:"bytes,12,opt,name=stream_ref,json=streamRef,proto3" json:"stream_ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Media) Reset() {
@@ -1342,6 +1373,13 @@ func (x *Media) GetPurpose() string {
 func (x *Media) GetUnavailableReason() string {
 	if x != nil {
 		return x.UnavailableReason
+	}
+	return ""
+}
+
+func (x *Media) GetStreamRef() string {
+	if x != nil {
+		return x.StreamRef
 	}
 	return ""
 }
@@ -1706,8 +1744,12 @@ type FetchResponse struct {
 	CanonicalTarget *Target `protobuf:"bytes,8,opt,name=canonical_target,json=canonicalTarget,proto3" json:"canonical_target,omitempty"`
 	// next_page_cursor is empty on the last page (capability capture.page).
 	NextPageCursor string `protobuf:"bytes,9,opt,name=next_page_cursor,json=nextPageCursor,proto3" json:"next_page_cursor,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// scope_cache, when set, replaces what core keeps for the target's
+	// object_scope through this connection (FetchRequest.scope_cache), at
+	// most 1 KiB; ignored without an account.
+	ScopeCache    string `protobuf:"bytes,10,opt,name=scope_cache,json=scopeCache,proto3" json:"scope_cache,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FetchResponse) Reset() {
@@ -1799,6 +1841,13 @@ func (x *FetchResponse) GetCanonicalTarget() *Target {
 func (x *FetchResponse) GetNextPageCursor() string {
 	if x != nil {
 		return x.NextPageCursor
+	}
+	return ""
+}
+
+func (x *FetchResponse) GetScopeCache() string {
+	if x != nil {
+		return x.ScopeCache
 	}
 	return ""
 }
@@ -1976,6 +2025,141 @@ func (x *CheckConnectionRequest) GetCredential() []byte {
 	return nil
 }
 
+type ReadMediaRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ProviderId string                 `protobuf:"bytes,1,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// credential is the provider's private credential (account providers).
+	Credential []byte `protobuf:"bytes,2,opt,name=credential,proto3" json:"credential,omitempty"`
+	// stream_ref is Media.stream_ref as Fetch gave it.
+	StreamRef     string `protobuf:"bytes,3,opt,name=stream_ref,json=streamRef,proto3" json:"stream_ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadMediaRequest) Reset() {
+	*x = ReadMediaRequest{}
+	mi := &file_adapter_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadMediaRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadMediaRequest) ProtoMessage() {}
+
+func (x *ReadMediaRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadMediaRequest.ProtoReflect.Descriptor instead.
+func (*ReadMediaRequest) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ReadMediaRequest) GetProviderId() string {
+	if x != nil {
+		return x.ProviderId
+	}
+	return ""
+}
+
+func (x *ReadMediaRequest) GetCredential() []byte {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
+}
+
+func (x *ReadMediaRequest) GetStreamRef() string {
+	if x != nil {
+		return x.StreamRef
+	}
+	return ""
+}
+
+// MediaChunk is one piece of a medium, in order. The first chunk may carry
+// mime and size; an error ends the stream (nothing after it counts, and
+// what came before is discarded).
+type MediaChunk struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Data  []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// mime of the medium ("": the one Media named).
+	Mime string `protobuf:"bytes,2,opt,name=mime,proto3" json:"mime,omitempty"`
+	// size of the whole medium in bytes, when known (0: unknown).
+	Size          int64  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	Error         *Error `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MediaChunk) Reset() {
+	*x = MediaChunk{}
+	mi := &file_adapter_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MediaChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MediaChunk) ProtoMessage() {}
+
+func (x *MediaChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MediaChunk.ProtoReflect.Descriptor instead.
+func (*MediaChunk) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *MediaChunk) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *MediaChunk) GetMime() string {
+	if x != nil {
+		return x.Mime
+	}
+	return ""
+}
+
+func (x *MediaChunk) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *MediaChunk) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 type CheckConnectionResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Ok            bool                   `protobuf:"varint,1,opt,name=ok,proto3" json:"ok,omitempty"`
@@ -1988,7 +2172,7 @@ type CheckConnectionResponse struct {
 
 func (x *CheckConnectionResponse) Reset() {
 	*x = CheckConnectionResponse{}
-	mi := &file_adapter_proto_msgTypes[22]
+	mi := &file_adapter_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2000,7 +2184,7 @@ func (x *CheckConnectionResponse) String() string {
 func (*CheckConnectionResponse) ProtoMessage() {}
 
 func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_adapter_proto_msgTypes[22]
+	mi := &file_adapter_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2013,7 +2197,7 @@ func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
 func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_adapter_proto_rawDescGZIP(), []int{22}
+	return file_adapter_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CheckConnectionResponse) GetOk() bool {
@@ -2087,9 +2271,10 @@ const file_adapter_proto_rawDesc = "" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1c\n" +
 	"\tretryable\x18\x03 \x01(\bR\tretryable\x12.\n" +
 	"\x13retry_after_seconds\x18\x04 \x01(\rR\x11retryAfterSeconds\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\"\"\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\"<\n" +
 	"\x0eResolveRequest\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\"\xae\x01\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
+	"\aaccount\x18\x02 \x01(\bR\aaccount\"\xae\x01\n" +
 	"\x06Target\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x12\x1f\n" +
 	"\ventity_type\x18\x02 \x01(\tR\n" +
@@ -2104,7 +2289,7 @@ const file_adapter_proto_rawDesc = "" +
 	"\n" +
 	"collection\x18\x03 \x01(\bR\n" +
 	"collection\x12/\n" +
-	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\xd9\x01\n" +
+	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\xfa\x01\n" +
 	"\fFetchRequest\x122\n" +
 	"\x06target\x18\x01 \x01(\v2\x1a.monitor.adapter.v1.TargetR\x06target\x12\x1f\n" +
 	"\vprovider_id\x18\x02 \x01(\tR\n" +
@@ -2115,14 +2300,16 @@ const file_adapter_proto_rawDesc = "" +
 	"\vpage_cursor\x18\x04 \x01(\tR\n" +
 	"pageCursor\x12\x1b\n" +
 	"\tpage_size\x18\x05 \x01(\rR\bpageSize\x12\x16\n" +
-	"\x06expand\x18\x06 \x01(\tR\x06expand\"\xd2\x01\n" +
+	"\x06expand\x18\x06 \x01(\tR\x06expand\x12\x1f\n" +
+	"\vscope_cache\x18\a \x01(\tR\n" +
+	"scopeCache\"\xd2\x01\n" +
 	"\aDisplay\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x129\n" +
 	"\ttext_kind\x18\x02 \x01(\x0e2\x1c.monitor.adapter.v1.TextKindR\btextKind\x12\x18\n" +
 	"\asummary\x18\x03 \x01(\tR\asummary\x12\x1f\n" +
 	"\vauthor_name\x18\x04 \x01(\tR\n" +
 	"authorName\x12=\n" +
-	"\fpublished_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\xc5\x02\n" +
+	"\fpublished_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\xe4\x02\n" +
 	"\x05Media\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x121\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1d.monitor.adapter.v1.MediaKindR\x04kind\x12\x12\n" +
@@ -2136,7 +2323,9 @@ const file_adapter_proto_rawDesc = "" +
 	"\tcache_key\x18\t \x01(\tR\bcacheKey\x12\x18\n" +
 	"\apurpose\x18\n" +
 	" \x01(\tR\apurpose\x12-\n" +
-	"\x12unavailable_reason\x18\v \x01(\tR\x11unavailableReason\"\x97\x01\n" +
+	"\x12unavailable_reason\x18\v \x01(\tR\x11unavailableReason\x12\x1d\n" +
+	"\n" +
+	"stream_ref\x18\f \x01(\tR\tstreamRef\"\x97\x01\n" +
 	"\x06Entity\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1f\n" +
@@ -2165,7 +2354,7 @@ const file_adapter_proto_rawDesc = "" +
 	"\rRelatedTarget\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x122\n" +
 	"\x15refresh_after_seconds\x18\x02 \x01(\rR\x13refreshAfterSeconds\x12=\n" +
-	"\fpublished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\xa5\x04\n" +
+	"\fpublished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\"\xc6\x04\n" +
 	"\rFetchResponse\x12/\n" +
 	"\x05error\x18\x01 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\x12>\n" +
 	"\n" +
@@ -2177,7 +2366,10 @@ const file_adapter_proto_rawDesc = "" +
 	"\x10source_responses\x18\x06 \x03(\v2\".monitor.adapter.v1.SourceResponseR\x0fsourceResponses\x12J\n" +
 	"\x0frelated_targets\x18\a \x03(\v2!.monitor.adapter.v1.RelatedTargetR\x0erelatedTargets\x12E\n" +
 	"\x10canonical_target\x18\b \x01(\v2\x1a.monitor.adapter.v1.TargetR\x0fcanonicalTarget\x12(\n" +
-	"\x10next_page_cursor\x18\t \x01(\tR\x0enextPageCursor\"Q\n" +
+	"\x10next_page_cursor\x18\t \x01(\tR\x0enextPageCursor\x12\x1f\n" +
+	"\vscope_cache\x18\n" +
+	" \x01(\tR\n" +
+	"scopeCache\"Q\n" +
 	"\x18PrepareCredentialRequest\x12\x1f\n" +
 	"\vprovider_id\x18\x01 \x01(\tR\n" +
 	"providerId\x12\x14\n" +
@@ -2195,7 +2387,21 @@ const file_adapter_proto_rawDesc = "" +
 	"providerId\x12\x1e\n" +
 	"\n" +
 	"credential\x18\x02 \x01(\fR\n" +
-	"credential\"\x91\x01\n" +
+	"credential\"r\n" +
+	"\x10ReadMediaRequest\x12\x1f\n" +
+	"\vprovider_id\x18\x01 \x01(\tR\n" +
+	"providerId\x12\x1e\n" +
+	"\n" +
+	"credential\x18\x02 \x01(\fR\n" +
+	"credential\x12\x1d\n" +
+	"\n" +
+	"stream_ref\x18\x03 \x01(\tR\tstreamRef\"y\n" +
+	"\n" +
+	"MediaChunk\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12\x12\n" +
+	"\x04mime\x18\x02 \x01(\tR\x04mime\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\x12/\n" +
+	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\x91\x01\n" +
 	"\x17CheckConnectionResponse\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x1d\n" +
 	"\n" +
@@ -2236,13 +2442,14 @@ const file_adapter_proto_rawDesc = "" +
 	"\x10MEDIA_KIND_VIDEO\x10\x02\x12\x12\n" +
 	"\x0eMEDIA_KIND_GIF\x10\x03\x12\x14\n" +
 	"\x10MEDIA_KIND_AUDIO\x10\x04\x12\x17\n" +
-	"\x13MEDIA_KIND_DOCUMENT\x10\x052\xe0\x03\n" +
+	"\x13MEDIA_KIND_DOCUMENT\x10\x052\xb5\x04\n" +
 	"\aAdapter\x12U\n" +
 	"\bDescribe\x12#.monitor.adapter.v1.DescribeRequest\x1a$.monitor.adapter.v1.DescribeResponse\x12R\n" +
 	"\aResolve\x12\".monitor.adapter.v1.ResolveRequest\x1a#.monitor.adapter.v1.ResolveResponse\x12L\n" +
 	"\x05Fetch\x12 .monitor.adapter.v1.FetchRequest\x1a!.monitor.adapter.v1.FetchResponse\x12p\n" +
 	"\x11PrepareCredential\x12,.monitor.adapter.v1.PrepareCredentialRequest\x1a-.monitor.adapter.v1.PrepareCredentialResponse\x12j\n" +
-	"\x0fCheckConnection\x12*.monitor.adapter.v1.CheckConnectionRequest\x1a+.monitor.adapter.v1.CheckConnectionResponseB7Z5github.com/monitorhq/monitor/api/adapter/v1;adapterv1b\x06proto3"
+	"\x0fCheckConnection\x12*.monitor.adapter.v1.CheckConnectionRequest\x1a+.monitor.adapter.v1.CheckConnectionResponse\x12S\n" +
+	"\tReadMedia\x12$.monitor.adapter.v1.ReadMediaRequest\x1a\x1e.monitor.adapter.v1.MediaChunk0\x01B7Z5github.com/monitorhq/monitor/api/adapter/v1;adapterv1b\x06proto3"
 
 var (
 	file_adapter_proto_rawDescOnce sync.Once
@@ -2257,7 +2464,7 @@ func file_adapter_proto_rawDescGZIP() []byte {
 }
 
 var file_adapter_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_adapter_proto_goTypes = []any{
 	(AuthMode)(0),                     // 0: monitor.adapter.v1.AuthMode
 	(Visibility)(0),                   // 1: monitor.adapter.v1.Visibility
@@ -2286,8 +2493,10 @@ var file_adapter_proto_goTypes = []any{
 	(*PrepareCredentialRequest)(nil),  // 24: monitor.adapter.v1.PrepareCredentialRequest
 	(*PrepareCredentialResponse)(nil), // 25: monitor.adapter.v1.PrepareCredentialResponse
 	(*CheckConnectionRequest)(nil),    // 26: monitor.adapter.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil),   // 27: monitor.adapter.v1.CheckConnectionResponse
-	(*timestamppb.Timestamp)(nil),     // 28: google.protobuf.Timestamp
+	(*ReadMediaRequest)(nil),          // 27: monitor.adapter.v1.ReadMediaRequest
+	(*MediaChunk)(nil),                // 28: monitor.adapter.v1.MediaChunk
+	(*CheckConnectionResponse)(nil),   // 29: monitor.adapter.v1.CheckConnectionResponse
+	(*timestamppb.Timestamp)(nil),     // 30: google.protobuf.Timestamp
 }
 var file_adapter_proto_depIdxs = []int32{
 	0,  // 0: monitor.adapter.v1.Provider.auth_mode:type_name -> monitor.adapter.v1.AuthMode
@@ -2302,12 +2511,12 @@ var file_adapter_proto_depIdxs = []int32{
 	11, // 9: monitor.adapter.v1.ResolveResponse.error:type_name -> monitor.adapter.v1.Error
 	13, // 10: monitor.adapter.v1.FetchRequest.target:type_name -> monitor.adapter.v1.Target
 	3,  // 11: monitor.adapter.v1.Display.text_kind:type_name -> monitor.adapter.v1.TextKind
-	28, // 12: monitor.adapter.v1.Display.published_at:type_name -> google.protobuf.Timestamp
+	30, // 12: monitor.adapter.v1.Display.published_at:type_name -> google.protobuf.Timestamp
 	4,  // 13: monitor.adapter.v1.Media.kind:type_name -> monitor.adapter.v1.MediaKind
 	18, // 14: monitor.adapter.v1.Graph.entities:type_name -> monitor.adapter.v1.Entity
 	19, // 15: monitor.adapter.v1.Graph.relations:type_name -> monitor.adapter.v1.Relation
 	1,  // 16: monitor.adapter.v1.SourceResponse.visibility:type_name -> monitor.adapter.v1.Visibility
-	28, // 17: monitor.adapter.v1.RelatedTarget.published_at:type_name -> google.protobuf.Timestamp
+	30, // 17: monitor.adapter.v1.RelatedTarget.published_at:type_name -> google.protobuf.Timestamp
 	11, // 18: monitor.adapter.v1.FetchResponse.error:type_name -> monitor.adapter.v1.Error
 	1,  // 19: monitor.adapter.v1.FetchResponse.visibility:type_name -> monitor.adapter.v1.Visibility
 	16, // 20: monitor.adapter.v1.FetchResponse.display:type_name -> monitor.adapter.v1.Display
@@ -2317,22 +2526,25 @@ var file_adapter_proto_depIdxs = []int32{
 	22, // 24: monitor.adapter.v1.FetchResponse.related_targets:type_name -> monitor.adapter.v1.RelatedTarget
 	13, // 25: monitor.adapter.v1.FetchResponse.canonical_target:type_name -> monitor.adapter.v1.Target
 	11, // 26: monitor.adapter.v1.PrepareCredentialResponse.error:type_name -> monitor.adapter.v1.Error
-	11, // 27: monitor.adapter.v1.CheckConnectionResponse.error:type_name -> monitor.adapter.v1.Error
-	9,  // 28: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
-	12, // 29: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
-	15, // 30: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
-	24, // 31: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
-	26, // 32: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
-	10, // 33: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
-	14, // 34: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
-	23, // 35: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
-	25, // 36: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
-	27, // 37: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
-	33, // [33:38] is the sub-list for method output_type
-	28, // [28:33] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	11, // 27: monitor.adapter.v1.MediaChunk.error:type_name -> monitor.adapter.v1.Error
+	11, // 28: monitor.adapter.v1.CheckConnectionResponse.error:type_name -> monitor.adapter.v1.Error
+	9,  // 29: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
+	12, // 30: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
+	15, // 31: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
+	24, // 32: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
+	26, // 33: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
+	27, // 34: monitor.adapter.v1.Adapter.ReadMedia:input_type -> monitor.adapter.v1.ReadMediaRequest
+	10, // 35: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
+	14, // 36: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
+	23, // 37: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
+	25, // 38: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
+	29, // 39: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
+	28, // 40: monitor.adapter.v1.Adapter.ReadMedia:output_type -> monitor.adapter.v1.MediaChunk
+	35, // [35:41] is the sub-list for method output_type
+	29, // [29:35] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_adapter_proto_init() }
@@ -2346,7 +2558,7 @@ func file_adapter_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_adapter_proto_rawDesc), len(file_adapter_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,6 +1,8 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
-// Protocol version 1.0 (independent of any adapter's software version). Core
+// Protocol version 1.1 (independent of any adapter's software version; 1.1
+// added ReadMedia, Media.stream_ref, ResolveRequest.account and the
+// scope_cache of FetchRequest and FetchResponse). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
@@ -37,6 +39,7 @@ const (
 	Adapter_Fetch_FullMethodName             = "/monitor.adapter.v1.Adapter/Fetch"
 	Adapter_PrepareCredential_FullMethodName = "/monitor.adapter.v1.Adapter/PrepareCredential"
 	Adapter_CheckConnection_FullMethodName   = "/monitor.adapter.v1.Adapter/CheckConnection"
+	Adapter_ReadMedia_FullMethodName         = "/monitor.adapter.v1.Adapter/ReadMedia"
 )
 
 // AdapterClient is the client API for Adapter service.
@@ -58,6 +61,11 @@ type AdapterClient interface {
 	PrepareCredential(ctx context.Context, in *PrepareCredentialRequest, opts ...grpc.CallOption) (*PrepareCredentialResponse, error)
 	// CheckConnection verifies an account session (capability connection.check).
 	CheckConnection(ctx context.Context, in *CheckConnectionRequest, opts ...grpc.CallOption) (*CheckConnectionResponse, error)
+	// ReadMedia streams the bytes of a medium that has no URL (capability
+	// media.stream): core asks with the Media.stream_ref a Fetch gave and
+	// the credential of the same capture, and writes the chunks into the
+	// blob store as they come, as it does with an HTTP body.
+	ReadMedia(ctx context.Context, in *ReadMediaRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[MediaChunk], error)
 }
 
 type adapterClient struct {
@@ -118,6 +126,25 @@ func (c *adapterClient) CheckConnection(ctx context.Context, in *CheckConnection
 	return out, nil
 }
 
+func (c *adapterClient) ReadMedia(ctx context.Context, in *ReadMediaRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[MediaChunk], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Adapter_ServiceDesc.Streams[0], Adapter_ReadMedia_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ReadMediaRequest, MediaChunk]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Adapter_ReadMediaClient = grpc.ServerStreamingClient[MediaChunk]
+
 // AdapterServer is the server API for Adapter service.
 // All implementations must embed UnimplementedAdapterServer
 // for forward compatibility.
@@ -137,6 +164,11 @@ type AdapterServer interface {
 	PrepareCredential(context.Context, *PrepareCredentialRequest) (*PrepareCredentialResponse, error)
 	// CheckConnection verifies an account session (capability connection.check).
 	CheckConnection(context.Context, *CheckConnectionRequest) (*CheckConnectionResponse, error)
+	// ReadMedia streams the bytes of a medium that has no URL (capability
+	// media.stream): core asks with the Media.stream_ref a Fetch gave and
+	// the credential of the same capture, and writes the chunks into the
+	// blob store as they come, as it does with an HTTP body.
+	ReadMedia(*ReadMediaRequest, grpc.ServerStreamingServer[MediaChunk]) error
 	mustEmbedUnimplementedAdapterServer()
 }
 
@@ -161,6 +193,9 @@ func (UnimplementedAdapterServer) PrepareCredential(context.Context, *PrepareCre
 }
 func (UnimplementedAdapterServer) CheckConnection(context.Context, *CheckConnectionRequest) (*CheckConnectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckConnection not implemented")
+}
+func (UnimplementedAdapterServer) ReadMedia(*ReadMediaRequest, grpc.ServerStreamingServer[MediaChunk]) error {
+	return status.Error(codes.Unimplemented, "method ReadMedia not implemented")
 }
 func (UnimplementedAdapterServer) mustEmbedUnimplementedAdapterServer() {}
 func (UnimplementedAdapterServer) testEmbeddedByValue()                 {}
@@ -273,6 +308,17 @@ func _Adapter_CheckConnection_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Adapter_ReadMedia_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ReadMediaRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(AdapterServer).ReadMedia(m, &grpc.GenericServerStream[ReadMediaRequest, MediaChunk]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Adapter_ReadMediaServer = grpc.ServerStreamingServer[MediaChunk]
+
 // Adapter_ServiceDesc is the grpc.ServiceDesc for Adapter service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -301,6 +347,12 @@ var Adapter_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Adapter_CheckConnection_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ReadMedia",
+			Handler:       _Adapter_ReadMedia_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "adapter.proto",
 }

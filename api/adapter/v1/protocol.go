@@ -3,10 +3,10 @@ package adapterv1
 // The protocol version this code speaks.
 const (
 	ProtocolMajor = 1
-	ProtocolMinor = 0
+	ProtocolMinor = 1
 )
 
-// Capability names of protocol 1.0. Every one is at version 1.0.
+// Capability names of protocol 1.1. Every one is at version 1.0.
 const (
 	CapCaptureFetch     = "capture.fetch"
 	CapCaptureRelated   = "capture.related"
@@ -22,6 +22,9 @@ const (
 	CapSourceRaw         = "source.raw"
 	CapMediaImage        = "media.image"
 	CapMediaVideo        = "media.video"
+	// CapMediaStream (protocol 1.1): media with a stream_ref instead of a
+	// URL are read with ReadMedia.
+	CapMediaStream = "media.stream"
 )
 
 // Cap1 is a capability at version 1.0, the only version protocol 1.0 knows.

@@ -70,6 +70,9 @@ type Options struct {
 	// MasterKey is app.Deps' (MONITOR_MASTER_KEY): "" means none, so
 	// accounts and secret settings are refused.
 	MasterKey string
+	// TelegramMTProto configures the Telegram adapter's mtproto provider
+	// (a fake Telegram's address, testkit.Telegram); nil: none.
+	TelegramMTProto *telegram.MTProto
 	// Adapters are served beside the built-in ones, e.g. a third party's
 	// adapter that misbehaves.
 	Adapters []adapterv1.AdapterServer
@@ -158,8 +161,12 @@ func New(t testing.TB, o Options) *Core {
 	}
 	c.FX, c.Tme = testkit.NewFxTwitter(t), testkit.NewTme(t)
 	c.X = testkit.NewXGraphQL(t, c.FX.URL())
+	tgAdapter := telegram.New(telegram.Options{BaseURL: c.Tme.URL()})
+	if o.TelegramMTProto != nil {
+		tgAdapter = telegram.NewWithMTProto(telegram.Options{BaseURL: c.Tme.URL()}, *o.TelegramMTProto)
+	}
 	deps.Adapters = serveAdapters(t, log, append([]adapterv1.AdapterServer{
-		x.NewWithSession(x.Options{BaseURL: c.FX.URL()}, x.Options{BaseURL: c.X.URL()}), telegram.New(telegram.Options{BaseURL: c.Tme.URL()})}, o.Adapters...)...)
+		x.NewWithSession(x.Options{BaseURL: c.FX.URL()}, x.Options{BaseURL: c.X.URL()}), tgAdapter}, o.Adapters...)...)
 	c.App = app.New(deps)
 	must(t, "allow fetches from the fakes", func() error {
 		_, err := c.App.SetSetting(ctx, "test", "fetch_allow_hosts", testkit.FetchAllowHosts)
