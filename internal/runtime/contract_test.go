@@ -395,6 +395,12 @@ func TestContractEveryOperation(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "POST", "/v1/collections/"+missing+"/refresh", nil).status)
 	require.Equal(t, http.StatusOK, c.do(t, rc, user, "GET", "/v1/usage", nil).status)
 	require.Equal(t, http.StatusOK, c.do(t, rc, user, "GET", "/v1/adapters", nil).status)
+	// Pushes to a cloud destination: none is defined here, so a push is
+	// refused; an unknown collection or push is not found.
+	refusedPush := c.do(t, rc, user, "POST", "/v1/collections/"+collID+"/push", map[string]string{"destination": "nowhere"})
+	require.Contains(t, []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict}, refusedPush.status, string(refusedPush.body))
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "POST", "/v1/collections/"+missing+"/push", nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "GET", "/v1/pushes/"+missing, nil).status)
 	require.Equal(t, http.StatusNoContent, c.do(t, rc, user, "DELETE", "/v1/collections/"+collID, nil).status)
 	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "DELETE", "/v1/collections/"+collID, nil).status)
 
