@@ -137,6 +137,10 @@ type App struct {
 	// contents keeps recently listed revisions' decoded content
 	// (contentcache.go).
 	contents *contentCache
+	// answers and principals are kept until the database changes
+	// (kept.go).
+	answers    *lru[keptKey, keptAnswer]
+	principals *lru[string, keptPrincipal]
 	// snapshotMu makes one snapshot at a time in this process; restoreMu
 	// one restore staged or cancelled at a time.
 	// signingKey is Deps.SigningKey.
@@ -153,6 +157,8 @@ func New(d Deps) *App {
 	a.traffic, a.backups = &traffic{}, d.Backups
 	a.collectionFile, a.rclone = d.CollectionFile, d.Rclone
 	a.contents = newContentCache(contentCacheSize)
+	a.answers = newLRU[keptKey, keptAnswer](keptAnswers)
+	a.principals = newLRU[string, keptPrincipal](keptTokens)
 	a.http = a.traffic.countDownloads(a.http)
 	if a.blob != nil {
 		a.blob = countingBlob{Store: a.blob, n: &a.traffic.up}

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"container/list"
 	"slices"
-	"sync"
 
 	"github.com/google/uuid"
 )
@@ -21,49 +19,27 @@ const contentCacheSize = 512
 // tenant may see is still decided by the database at every request, and
 // the cache only answers for ids it returned. Entries are copied in and
 // out, so no caller can change what another one reads.
-type contentCache struct {
-	mu    sync.Mutex
-	max   int
-	items map[uuid.UUID]*list.Element
-	order *list.List // most recently used first; values are contentEntry
-}
-
-type contentEntry struct {
-	id uuid.UUID
-	rv RevisionView
-}
+type contentCache struct{ kept *lru[uuid.UUID, RevisionView] }
 
 func newContentCache(max int) *contentCache {
-	return &contentCache{max: max, items: map[uuid.UUID]*list.Element{}, order: list.New()}
+	return &contentCache{kept: newLRU[uuid.UUID, RevisionView](max)}
 }
 
 // get is a copy of the revision's content view, if it is kept.
 func (c *contentCache) get(id uuid.UUID) (RevisionView, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.items[id]
+	rv, ok := c.kept.get(id)
 	if !ok {
 		return RevisionView{}, false
 	}
-	c.order.MoveToFront(e)
-	return cloneContent(e.Value.(contentEntry).rv), true
+	return cloneContent(rv), true
 }
 
 // put keeps a copy of rv, the content view of revision id.
 func (c *contentCache) put(id uuid.UUID, rv RevisionView) {
-	rv = cloneContent(rv)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[id]; ok {
-		c.order.MoveToFront(e)
+	if _, ok := c.kept.get(id); ok {
 		return
 	}
-	c.items[id] = c.order.PushFront(contentEntry{id: id, rv: rv})
-	for c.order.Len() > c.max {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.items, last.Value.(contentEntry).id)
-	}
+	c.kept.put(id, cloneContent(rv))
 }
 
 // cloneContent copies what a listing shows of a revision: its content

@@ -73,7 +73,12 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	if !strings.HasPrefix(token, tokenPrefix) || len(token) > 200 {
 		return Principal{}, ErrUnauthorized
 	}
-	t, err := a.store.TokenGetByDigest(ctx, TokenDigest(token))
+	digest := TokenDigest(token)
+	kept, mark, markOK, hit := a.keptPrincipalOf(ctx, digest)
+	if hit {
+		return kept, nil
+	}
+	t, err := a.store.TokenGetByDigest(ctx, digest)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && t.RevokedAt != nil) {
 		return Principal{}, ErrUnauthorized
 	}
@@ -89,5 +94,9 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	if err := statusLimit(tenant); err != nil {
 		return Principal{}, err
 	}
-	return Principal{TenantID: tenant.ID, TenantName: tenant.Name, TokenID: t.ID, Admin: t.Admin}, nil
+	p := Principal{TenantID: tenant.ID, TenantName: tenant.Name, TokenID: t.ID, Admin: t.Admin}
+	if markOK {
+		a.principals.put(string(digest), keptPrincipal{mark: mark, p: p})
+	}
+	return p, nil
 }

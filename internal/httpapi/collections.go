@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/monitorhq/monitor/internal/app"
 )
@@ -14,19 +16,26 @@ func (d Deps) collections(w http.ResponseWriter, r *http.Request) {
 		d.writeError(w, r, err)
 		return
 	}
-	page, err := d.App.Collections(r.Context(), principal(r).TenantID, limit, cursor)
+	tenant, lang := principal(r).TenantID, summaryLang(r)
+	body, err := d.App.KeptAnswer(r.Context(), tenant, "collections\x00"+strconv.Itoa(limit)+"\x00"+cursor+"\x00"+lang,
+		func(ctx context.Context) ([]byte, error) {
+			page, err := d.App.Collections(ctx, tenant, limit, cursor)
+			if err != nil {
+				return nil, err
+			}
+			if page.Items == nil {
+				page.Items = []app.CollectionView{}
+			}
+			for i := range page.Items {
+				linkCollection(&page.Items[i], lang)
+			}
+			return encodeJSON(page)
+		})
 	if err != nil {
 		d.writeError(w, r, err)
 		return
 	}
-	if page.Items == nil {
-		page.Items = []app.CollectionView{}
-	}
-	lang := summaryLang(r)
-	for i := range page.Items {
-		linkCollection(&page.Items[i], lang)
-	}
-	writeJSON(w, http.StatusOK, page)
+	writeJSONBytes(w, http.StatusOK, body)
 }
 
 // collection shows a collection with its current revision:

@@ -189,7 +189,13 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, err
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
-	s := &Store{d: sqliteDialect{}, write: write, read: read, log: log, clock: time.Now}
+	watch, err := newSQLiteConnector(sqliteDSN(abs, true))
+	if err != nil {
+		_ = write.Close()
+		_ = read.Close()
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	s := &Store{d: sqliteDialect{}, write: write, read: read, log: log, clock: time.Now, changes: newChangeWatch(sql.OpenDB(watch))}
 	// The first statement on a connection applies the pragmas; touching the
 	// schema surfaces "not a database" and permission problems now, not later.
 	if _, err := write.ExecContext(ctx, "SELECT count(*) FROM sqlite_schema"); err != nil {

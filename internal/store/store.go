@@ -41,6 +41,8 @@ type Store struct {
 	// searchDrive overrides searchDriveLimit in tests (export_test.go): 0
 	// is the default, below 0 never reads from the index first.
 	searchDrive int
+	// changes reports commits (changes.go); nil on PostgreSQL.
+	changes *changeWatch
 }
 
 // querier is what both a pool and a transaction offer.
@@ -96,7 +98,7 @@ func (s *Store) Close() error {
 		s.pool.Close()
 		return err
 	}
-	return errors.Join(s.read.Close(), s.write.Close())
+	return errors.Join(s.read.Close(), s.write.Close(), s.changes.db.Close())
 }
 
 // Clock is the store's time source (WithClock), for the layers above that

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
+
+// Answers kept until the database changes. Reading a page of the library
+// from the database and encoding it costs milliseconds; giving the same
+// bytes again costs microseconds. An answer is kept under the store's
+// change mark (store.ChangeMark) taken before it was read, and given again
+// only while the mark has not moved, that is while nothing at all was
+// committed: a save, a capture's end, a revoked token or a disabled tenant
+// each move it. Where the store cannot tell (PostgreSQL), nothing is kept.
+
+// Bounds of the kept answers: a few pages per tenant of a handful of
+// tenants, at most keptAnswers × keptAnswerMax bytes (16 MiB).
+const (
+	keptAnswers   = 128
+	keptAnswerMax = 128 << 10
+	keptTokens    = 1024
+)
+
+type keptKey struct {
+	tenant uuid.UUID
+	key    string
+}
+
+type keptAnswer struct {
+	mark uint64
+	body []byte
+}
+
+type keptPrincipal struct {
+	mark uint64
+	p    Principal
+}
+
+// KeptAnswer gives the bytes build made earlier for the tenant's key when
+// nothing was committed to the database since; otherwise it calls build
+// and keeps what it made. key must name everything the answer depends on
+// besides the tenant and the data (its parameters, its language). The
+// bytes are shared: the caller writes them out and never changes them.
+func (a *App) KeptAnswer(ctx context.Context, tenantID uuid.UUID, key string, build func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	mark, ok := a.store.ChangeMark(ctx)
+	k := keptKey{tenant: tenantID, key: key}
+	if ok {
+		if e, hit := a.answers.get(k); hit && e.mark == mark {
+			return e.body, nil
+		}
+	}
+	body, err := build(ctx)
+	if err != nil || !ok || len(body) > keptAnswerMax {
+		return body, err
+	}
+	a.answers.put(k, keptAnswer{mark: mark, body: body})
+	return body, nil
+}
+
+// keptPrincipalOf is the principal of a token digest authenticated since
+// the last commit, if any.
+func (a *App) keptPrincipalOf(ctx context.Context, digest []byte) (p Principal, mark uint64, markOK, hit bool) {
+	mark, markOK = a.store.ChangeMark(ctx)
+	if !markOK {
+		return Principal{}, 0, false, false
+	}
+	e, ok := a.principals.get(string(digest))
+	if !ok || e.mark != mark {
+		return Principal{}, mark, true, false
+	}
+	return e.p, mark, true, true
+}
