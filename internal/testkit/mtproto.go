@@ -6,8 +6,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"strconv"
@@ -19,6 +22,7 @@ import (
 	"github.com/gotd/td/crypto/srp"
 	"github.com/gotd/td/session"
 	gotd "github.com/gotd/td/telegram"
+	"github.com/gotd/td/telegram/auth/qrlogin"
 	"github.com/gotd/td/telegram/dcs"
 	"github.com/gotd/td/tg"
 	"github.com/gotd/td/tgerr"
@@ -44,6 +48,20 @@ type Telegram struct {
 	// Sign-in: the phone, code and 2FA password the fake accepts.
 	phone, code string
 	password    *srpPassword
+	// QR sign-in: the token shown now, whether a test scanned it, and
+	// the session that asked for it (to tell it of the scan).
+	qr qrState
+}
+
+// qrState is the fake's QR login (auth.exportLoginToken).
+type qrState struct {
+	ttl      time.Duration
+	token    []byte
+	expires  time.Time
+	accepted bool
+	exports  int
+	server   *tgtest.Server
+	session  tgtest.Session
 }
 
 // srpPassword is the server side of a two-step verification password
@@ -259,6 +277,49 @@ func (f *Telegram) handle(d *tgtest.Dispatcher, id uint32, h func(s *tgtest.Serv
 }
 
 func (f *Telegram) register(d *tgtest.Dispatcher) {
+	f.handle(d, tg.AuthExportLoginTokenRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.AuthExportLoginTokenRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		q := &f.qr
+		q.exports++
+		q.server, q.session = s, req.Session
+		accepted, pw := q.accepted, f.password
+		if !accepted && (q.token == nil || !time.Now().Before(q.expires)) {
+			ttl := q.ttl
+			if ttl <= 0 {
+				ttl = 30 * time.Second
+			}
+			q.token = []byte("fake-login-token-" + strconv.Itoa(q.exports))
+			q.expires = time.Now().Add(ttl).Truncate(time.Second)
+		}
+		token, expires := q.token, q.expires
+		f.mu.Unlock()
+		switch {
+		case r.APIID == 0 || r.APIHash == "":
+			return s.SendErr(req, tgerr.New(400, "API_ID_INVALID"))
+		case accepted && pw != nil:
+			return s.SendErr(req, tgerr.New(401, "SESSION_PASSWORD_NEEDED"))
+		case accepted:
+			return s.SendResult(req, &tg.AuthLoginTokenSuccess{Authorization: &tg.AuthAuthorization{User: f.self}})
+		}
+		return s.SendResult(req, &tg.AuthLoginToken{Token: token, Expires: int(expires.Unix())})
+	})
+	f.handle(d, tg.AuthImportLoginTokenRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.AuthImportLoginTokenRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		ok := f.qr.accepted && string(r.Token) == string(f.qr.token)
+		f.mu.Unlock()
+		if !ok {
+			return s.SendErr(req, tgerr.New(400, "AUTH_TOKEN_INVALID"))
+		}
+		return s.SendResult(req, &tg.AuthLoginTokenSuccess{Authorization: &tg.AuthAuthorization{User: f.self}})
+	})
 	f.handle(d, tg.AuthSendCodeRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
 		var r tg.AuthSendCodeRequest
 		if err := r.Decode(req.Buf); err != nil {
@@ -447,6 +508,49 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 		}
 		return s.SendResult(req, &tg.UploadFile{Type: &tg.StorageFilePartial{}, Mtime: 1, Bytes: data})
 	})
+}
+
+// SetQRLogin sets how long the fake's QR login tokens live (0: 30 s, as
+// Telegram's).
+func (f *Telegram) SetQRLogin(ttl time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.qr = qrState{ttl: ttl}
+}
+
+// QRExports counts the login tokens asked for so far.
+func (f *Telegram) QRExports() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.qr.exports
+}
+
+// ScanQR is a Telegram app accepting a login URL (tg://login?token=…)
+// shown by a QR sign-in: the token must be the current one and not
+// expired. The waiting session is told (updateLoginToken), and its next
+// export answers with the authorization (or SESSION_PASSWORD_NEEDED when
+// the account has a 2FA password).
+func (f *Telegram) ScanQR(loginURL string) error {
+	t, err := qrlogin.ParseTokenURL(loginURL)
+	if err != nil {
+		return fmt.Errorf("testkit: not a login URL: %w", err)
+	}
+	f.mu.Lock()
+	q := &f.qr
+	switch {
+	case q.token == nil || t.String() != base64.URLEncoding.EncodeToString(q.token):
+		f.mu.Unlock()
+		return errors.New("testkit: not the login token shown now")
+	case !time.Now().Before(q.expires):
+		f.mu.Unlock()
+		return errors.New("testkit: the login token expired")
+	}
+	q.accepted = true
+	s, k := q.server, q.session
+	f.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.SendUpdates(ctx, k, &tg.UpdateLoginToken{})
 }
 
 // SetSignIn makes the fake accept a sign-in with phone and code, and, when
