@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,7 @@ type Telegram struct {
 	files    map[int64]*FakeFile     // by photo or document id
 	faults   map[uint32][]*tgerr.Error
 	calls    map[uint32]int
+	history  []int // the offset_id of each messages.getHistory
 	// Sign-in: the phone, code and 2FA password the fake accepts.
 	phone, code string
 	password    *srpPassword
@@ -250,6 +252,13 @@ func (f *Telegram) Fail(typeID uint32, errs ...*tgerr.Error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.faults[typeID] = append(f.faults[typeID], errs...)
+}
+
+// HistoryOffsets are the offset_id of each messages.getHistory so far.
+func (f *Telegram) HistoryOffsets() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.history)
 }
 
 // Calls counts the calls of a method so far.
@@ -464,6 +473,41 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 			out.Messages = append(out.Messages, found)
 		}
 		out.Count = len(out.Messages)
+		return s.SendResult(req, out)
+	})
+	f.handle(d, tg.MessagesGetHistoryRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.MessagesGetHistoryRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		in, ok := r.Peer.(*tg.InputPeerChannel)
+		if !ok {
+			return s.SendErr(req, tgerr.New(400, "PEER_ID_INVALID"))
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var ch *tg.Channel
+		for _, c := range f.channels {
+			if c.ID == in.ChannelID && c.AccessHash == in.AccessHash {
+				ch = c
+			}
+		}
+		if ch == nil {
+			return s.SendErr(req, tgerr.New(400, "CHANNEL_INVALID"))
+		}
+		if r.Limit <= 0 || r.Limit > 100 {
+			return s.SendErr(req, tgerr.New(400, "LIMIT_INVALID"))
+		}
+		// Newest first, older than offset_id (0: from the newest).
+		msgs := append([]*tg.Message(nil), f.messages[ch.ID]...)
+		slices.SortFunc(msgs, func(a, b *tg.Message) int { return b.ID - a.ID })
+		out := &tg.MessagesChannelMessages{Chats: []tg.ChatClass{ch}, Count: len(msgs)}
+		for _, m := range msgs {
+			if (r.OffsetID == 0 || m.ID < r.OffsetID) && len(out.Messages) < r.Limit {
+				out.Messages = append(out.Messages, m)
+			}
+		}
+		f.history = append(f.history, r.OffsetID)
 		return s.SendResult(req, out)
 	})
 	f.handle(d, tg.UploadGetFileRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
