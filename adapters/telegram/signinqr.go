@@ -101,6 +101,9 @@ func SignInQR(ctx context.Context, mt MTProto, q QRSignIn) ([]byte, error) {
 		if errors.Is(err, ErrQRNotScanned) {
 			return nil, ErrQRNotScanned
 		}
+		if ctx.Err() != nil && !done {
+			return nil, errors.New("the QR sign-in was stopped before a code was scanned; nothing was added")
+		}
 		return nil, signInError(err)
 	}
 	return storage.Bytes(nil)

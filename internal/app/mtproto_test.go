@@ -406,3 +406,39 @@ func TestMTProtoPrivateChannelPages(t *testing.T) {
 		})
 	}
 }
+
+// A public channel's link through a session pages the same way: its open
+// post joins the post's public collection, the one that protects its
+// content stays the tenant's.
+func TestMTProtoPublicChannelPages(t *testing.T) {
+	t.Parallel()
+	tgSessionCore(t, func(t *testing.T, c *testcore.Core, fake *testkit.Telegram, session []byte) {
+		ctx := context.Background()
+		alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
+		open := &tg.Channel{ID: 3003, AccessHash: 31, Title: "Tidewatch", Username: "tidewatch_demo", Broadcast: true}
+		fake.AddChannel(open)
+		fake.AddMessage(open.ID, &tg.Message{ID: 140, Message: "forwarded note"})
+		fake.AddMessage(open.ID, &tg.Message{ID: 141, Message: "members only", Noforwards: true})
+		conn := addTelegramAccount(t, c, bob, session)
+
+		res, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: bob, URL: "https://t.me/tidewatch_demo", ConnectionID: conn.ID, Limit: 10})
+		require.NoError(t, err)
+		sub := waitSubmission(t, c.App, bob, res.SubmissionID)
+		require.Equal(t, app.StateComplete, sub.State, sub.Error)
+		require.Equal(t, app.SubmissionProgress{Total: 2, Complete: 2}, sub.Progress)
+		page, err := c.App.Members(ctx, bob, sub.CollectionID, 10, "")
+		require.NoError(t, err)
+		vis := map[string]string{}
+		for _, m := range page.Items {
+			vis[m.SourceURL] = m.Visibility
+			switch m.SourceURL {
+			case "https://t.me/tidewatch_demo/140":
+				require.Equal(t, app.PublicCollectionID("telegram", "telegram.message", "tidewatch_demo", "tidewatch_demo/140"), m.ID)
+			case "https://t.me/tidewatch_demo/141":
+				_, err := c.App.Collection(ctx, alice, m.ID)
+				require.ErrorIs(t, err, app.ErrNotFound, "the protected post is Bob's")
+			}
+		}
+		require.Equal(t, map[string]string{"https://t.me/tidewatch_demo/140": "public", "https://t.me/tidewatch_demo/141": "private"}, vis)
+	})
+}
