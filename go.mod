@@ -37,6 +37,7 @@ require (
 	google.golang.org/protobuf v1.36.12
 	modernc.org/sqlite v1.62.0
 	riverqueue.com/riverui v0.22.0
+	rsc.io/qr v0.2.0
 )
 
 require (
@@ -110,5 +111,4 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 	nhooyr.io/websocket v1.8.17 // indirect
-	rsc.io/qr v0.2.0 // indirect
 )

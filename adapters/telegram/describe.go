@@ -104,6 +104,9 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 			Capabilities: []*adapterv1.Capability{
 				adapterv1.Cap1(adapterv1.CapCaptureFetch),
 				adapterv1.Cap1(adapterv1.CapCaptureCanonical),
+				// A channel's posts (a private one's too) page by page.
+				adapterv1.Cap1(adapterv1.CapCaptureRelated),
+				adapterv1.Cap1(adapterv1.CapCapturePage),
 				adapterv1.Cap1(adapterv1.CapContentText),
 				adapterv1.Cap1(adapterv1.CapEntityGraph),
 				adapterv1.Cap1(adapterv1.CapMediaImage),
@@ -113,6 +116,7 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 				adapterv1.Cap1(adapterv1.CapConnectionCheck),
 			},
 			EntityTypes:    []string{EntityTypeMessage, EntityTypeChannel},
+			MaxBatchSize:   maxBatchSize,
 			CredentialHelp: mtprotoCredentialHelp,
 		}},
 		EntityTypes: []*adapterv1.EntityType{

@@ -61,8 +61,9 @@ func TestDescribe(t *testing.T) {
 	for _, c := range mt.GetCapabilities() {
 		caps = append(caps, c.GetName())
 	}
-	require.ElementsMatch(t, []string{"capture.fetch", "capture.canonical", "content.text", "entity.graph", "media.image", "media.video",
-		"media.stream", "credential.prepare", "connection.check"}, caps)
+	require.ElementsMatch(t, []string{"capture.fetch", "capture.canonical", "capture.related", "capture.page", "content.text", "entity.graph",
+		"media.image", "media.video", "media.stream", "credential.prepare", "connection.check"}, caps)
+	require.Equal(t, uint32(1000), mt.GetMaxBatchSize(), "a channel through a session pages like the public one")
 
 	schemas := kittest.CompileSchemas(t, d)
 	require.Len(t, schemas, 2)

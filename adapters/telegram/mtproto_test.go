@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -437,4 +438,94 @@ func TestMTProtoSignIn(t *testing.T) {
 	}
 	_, err := telegram.SignIn(ctx, telegram.MTProto{}, (&answers{}).ask)
 	require.ErrorIs(t, err, telegram.ErrNoAppCredentials)
+}
+
+// channelPages reads a channel target through the session page by page
+// and returns each page's post links.
+func (h *mtHarness) channelPages(t *testing.T, ext string, size uint32) [][]string {
+	t.Helper()
+	var pages [][]string
+	cursor := ""
+	for range 20 {
+		resp, err := h.client.Fetch(context.Background(), &adapterv1.FetchRequest{
+			ProviderId: telegram.ProviderMTProto, Credential: h.cred, PageCursor: cursor, PageSize: size,
+			Target: &adapterv1.Target{Platform: "telegram", EntityType: "telegram.channel", ExternalId: ext, CanonicalUrl: "https://t.me/" + ext},
+		})
+		require.NoError(t, err)
+		require.Nil(t, resp.GetError())
+		kittest.CheckGraph(t, h.schemas, resp)
+		var urls []string
+		for _, rt := range resp.GetRelatedTargets() {
+			urls = append(urls, rt.GetUrl())
+			require.NotNil(t, rt.GetPublishedAt())
+		}
+		pages = append(pages, urls)
+		if cursor = resp.GetNextPageCursor(); cursor == "" {
+			return pages
+		}
+	}
+	t.Fatal("the channel's pages did not end")
+	return nil
+}
+
+// A private channel through the session is a collection: its posts page
+// by page from messages.getHistory, newest first, an album as one post
+// under its first member; an album the page's read cut short is left
+// whole for the next page.
+func TestMTProtoChannelPages(t *testing.T) {
+	h := newMTHarness(t)
+	h.fake.AddChannel(privateChannel)
+	h.fake.AddMessage(privateChannel.ID, &tg.Message{ID: 13, Message: "newest"})
+	for id := 4; id <= 12; id++ {
+		h.fake.AddMessage(privateChannel.ID, &tg.Message{ID: id, GroupedID: 500})
+	}
+	for id := 1; id <= 3; id++ {
+		h.fake.AddMessage(privateChannel.ID, &tg.Message{ID: id, GroupedID: 600})
+	}
+	u := func(id int) string { return "https://t.me/c/1234567890/" + strconv.Itoa(id) }
+
+	require.Equal(t, [][]string{{u(13), u(4), u(1)}}, h.channelPages(t, "c/1234567890", 3),
+		"the album 1-3 that the first read (12 messages, 13 to 2) cut is listed once, under its first member")
+	require.Equal(t, []int{0, 4}, h.fake.HistoryOffsets(), "the second read starts after the album 4-12, at 3")
+	require.Equal(t, [][]string{{u(13), u(4)}, {u(1)}}, h.channelPages(t, "c/1234567890", 2))
+	require.Equal(t, [][]string{{u(13)}, {u(4)}, {u(1)}}, h.channelPages(t, "c/1234567890", 1))
+	require.Equal(t, [][]string{{u(13), u(4), u(1)}}, h.channelPages(t, "c/1234567890", 0))
+
+	// The channel is the root, private; the access hash is for core to keep.
+	resp, err := h.client.Fetch(context.Background(), &adapterv1.FetchRequest{ProviderId: telegram.ProviderMTProto, Credential: h.cred,
+		Expand: adapterv1.ExpandNone, Target: &adapterv1.Target{Platform: "telegram", EntityType: "telegram.channel", ExternalId: "c/1234567890"}})
+	require.NoError(t, err)
+	require.Nil(t, resp.GetError())
+	require.Equal(t, adapterv1.Visibility_VISIBILITY_PRIVATE, resp.GetVisibility())
+	require.Empty(t, resp.GetRelatedTargets(), "expand none: the header alone")
+	require.Equal(t, "access_hash:4242", resp.GetScopeCache())
+	require.Equal(t, "Spore Private", resp.GetDisplay().GetAuthorName())
+
+	// A public channel by username, and the refusals.
+	h.fake.AddChannel(&tg.Channel{ID: 3003, AccessHash: 31, Title: "Tidewatch", Username: "tidewatch_demo", Broadcast: true})
+	h.fake.AddMessage(3003, &tg.Message{ID: 7, Message: "open"})
+	require.Equal(t, [][]string{{"https://t.me/tidewatch_demo/7"}}, h.channelPages(t, "tidewatch_demo", 5))
+	for _, tt := range []struct {
+		ext, cursor string
+		code        adapterv1.ErrorCode
+		message     string
+	}{
+		{"c/abc", "", adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "is not a Telegram username or c/<channel id>"},
+		{"c/1234567890", "after=3", adapterv1.ErrorCode_ERROR_CODE_INVALID_REQUEST, "page cursor"},
+		{"c/999", "", adapterv1.ErrorCode_ERROR_CODE_PRIVATE, "not a member of the channel"},
+	} {
+		resp, err := h.client.Fetch(context.Background(), &adapterv1.FetchRequest{ProviderId: telegram.ProviderMTProto, Credential: h.cred,
+			PageCursor: tt.cursor, Target: &adapterv1.Target{Platform: "telegram", EntityType: "telegram.channel", ExternalId: tt.ext}})
+		require.NoError(t, err)
+		require.Equal(t, tt.code, resp.GetError().GetCode(), tt.ext)
+		require.Contains(t, resp.GetError().GetMessage(), tt.message, tt.ext)
+	}
+
+	// With an account, t.me/c/<id> resolves to the channel, a collection.
+	r, err := h.client.Resolve(context.Background(), &adapterv1.ResolveRequest{Url: "https://t.me/c/1234567890", Account: true})
+	require.NoError(t, err)
+	require.Nil(t, r.GetError())
+	require.True(t, r.GetCollection())
+	require.Equal(t, "telegram.channel", r.GetTarget().GetEntityType())
+	require.Equal(t, "c/1234567890", r.GetTarget().GetExternalId())
 }

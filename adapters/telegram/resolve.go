@@ -48,7 +48,8 @@ func (a *Adapter) Resolve(_ context.Context, req *adapterv1.ResolveRequest) (*ad
 // invite links and Telegram's own pages are unsupported.
 //
 // With account (the fetch goes through a tenant's session), a t.me/c/
-// message link resolves to a message of the channel "c/<internal id>".
+// message link resolves to a message of the channel "c/<internal id>",
+// and t.me/c/<internal id> to that channel, a collection.
 func resolve(raw string, account bool) *adapterv1.ResolveResponse {
 	segs, resp := gate().Check(raw)
 	if resp != nil {
@@ -116,9 +117,12 @@ func resolvePrivate(rest []string, account bool) *adapterv1.ResolveResponse {
 		id, _ := parseID(rest[len(rest)-1])
 		return messageTarget(privateScope(rest[0]), id)
 	}
+	if account && len(rest) == 1 {
+		return privateChannelTarget(privateScope(rest[0]))
+	}
 	if account {
 		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
-			"through an account Monitor archives one post of a private channel for now; send a link like https://t.me/c/<id>/<post>")
+			"this t.me/c/ link is not a channel or a post; send a link like https://t.me/c/<id>/<post> or https://t.me/c/<id>")
 	}
 	return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_NEEDS_ACCOUNT,
 		"t.me/c/ links point into a private channel or group; archiving them needs a Telegram account connection "+
@@ -219,6 +223,15 @@ func channelTarget(channel string) *adapterv1.ResolveResponse {
 		RefreshOnSubmit: true,
 		Collection:      true,
 	}
+}
+
+// privateChannelTarget is a private channel (t.me/c/<internal id>) read
+// through an account: a collection like a public channel, under the
+// scope its posts have, so core keeps one access hash for all of them.
+func privateChannelTarget(scope string) *adapterv1.ResolveResponse {
+	r := channelTarget(scope)
+	r.Target.ObjectScope = scope
+	return r
 }
 
 // quoteBare is kit.Quote without the quotes, for names already known to

@@ -49,13 +49,17 @@ func splitSessionPost(ext string) (sessionPost, bool) {
 	return sessionPost{scope: ch, username: ch, id: int(id)}, true
 }
 
-// fetchSession reads one message (an album whole) through the session
-// in the request's credential.
+// fetchSession reads one message (an album whole), or a channel with a
+// page of its posts, through the session in the request's credential.
 func (a *Adapter) fetchSession(ctx context.Context, req *adapterv1.FetchRequest) *adapterv1.FetchResponse {
 	t := req.GetTarget()
-	if t.GetEntityType() != EntityTypeMessage {
+	switch t.GetEntityType() {
+	case EntityTypeChannel:
+		return a.fetchSessionChannel(ctx, req)
+	case EntityTypeMessage:
+	default:
 		return kit.FetchError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
-			"through a Telegram session Monitor archives posts for now, not whole channels; send a post's link")
+			fmt.Sprintf("entity type %s is not one the Telegram adapter fetches", kit.Quote(t.GetEntityType())))
 	}
 	p, ok := splitSessionPost(t.GetExternalId())
 	if !ok {

@@ -46,7 +46,8 @@ Adding needs MONITOR_MASTER_KEY (at least 16 random characters, e.g. from
 
 func newAccountAddCmd(d *deps) *cobra.Command {
 	var tenant, adapter, provider, secretFile string
-	var signIn bool
+	var signIn, qrSignIn bool
+	var qrWait time.Duration
 	cmd := &cobra.Command{
 		Use:   "add --tenant NAME --adapter ID [--provider P] [--secret-file PATH]",
 		Short: "Connect an account: the secret is read from standard input or a file",
@@ -65,10 +66,18 @@ phone number, the login code Telegram sends and the two-step verification
 password if the account has one (--sign-in asks on standard input even when it
 is not a terminal). It needs MONITOR_TELEGRAM_APP_ID and MONITOR_TELEGRAM_APP_HASH
 from https://my.telegram.org. A session made elsewhere (gotd's session.json, a
-Telethon string session) can be given on standard input or with --secret-file.`,
+Telethon string session) can be given on standard input or with --secret-file.
+
+--qr signs in by QR code instead of the phone number: it prints a QR code here
+(and its tg://login?token=… link); scan it with a Telegram app where the
+account is signed in (Settings → Devices → Link Desktop Device). Telegram's
+codes live about 30 seconds, so a new one is printed when the old one expires,
+until one is scanned, Ctrl-C, or --qr-wait passes. An account with two-step
+verification is asked for its password after the scan.`,
 		Example: `  monitor account add --tenant alice --adapter x < cookies.txt
   monitor account add --tenant alice --adapter x --secret-file ~/x-cookies.txt
   monitor account add --tenant alice --adapter telegram
+  monitor account add --tenant alice --adapter telegram --qr
   monitor account add --tenant alice --adapter telegram --secret-file session.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -79,8 +88,12 @@ Telethon string session) can be given on standard input or with --secret-file.`,
 			switch {
 			case signIn && adapter != telegram.AdapterID:
 				return usageError{fmt.Errorf("--sign-in is for --adapter %s; other adapters read the secret from standard input or --secret-file", telegram.AdapterID)}
-			case signIn && secretFile != "":
-				return usageError{errors.New("--sign-in makes a new session; leave out --secret-file")}
+			case (signIn || qrSignIn) && secretFile != "":
+				return usageError{errors.New("--sign-in and --qr make a new session; leave out --secret-file")}
+			case qrSignIn && adapter != telegram.AdapterID:
+				return usageError{fmt.Errorf("--qr is for --adapter %s", telegram.AdapterID)}
+			case qrSignIn:
+				secret, err = d.telegramSignInQR(cmd, qrWait)
 			case signIn || (adapter == telegram.AdapterID && secretFile == "" && d.stdinTerminal()):
 				secret, err = d.telegramSignIn(cmd)
 			default:
@@ -115,6 +128,8 @@ Telethon string session) can be given on standard input or with --secret-file.`,
 	cmd.Flags().StringVar(&provider, "provider", "", "one of the adapter's account providers (default: its default one)")
 	cmd.Flags().StringVar(&secretFile, "secret-file", "", "read the secret from this file instead of standard input")
 	cmd.Flags().BoolVar(&signIn, "sign-in", false, "Telegram: sign in asking on standard input, even when it is not a terminal")
+	cmd.Flags().BoolVar(&qrSignIn, "qr", false, "Telegram: sign in by scanning a QR code with a Telegram app where the account is signed in")
+	cmd.Flags().DurationVar(&qrWait, "qr-wait", telegram.DefaultQRWait, "Telegram --qr: how long to wait for a scan")
 	_ = cmd.MarkFlagRequired("tenant")
 	_ = cmd.MarkFlagRequired("adapter")
 	config.RegisterFlags(cmd.Flags(), "adapters", "fxtwitter-url", "tme-url")
@@ -138,8 +153,16 @@ func (d *deps) telegramSignIn(cmd *cobra.Command) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), signInTimeout)
+	defer cancel()
+	return telegram.SignIn(ctx, mt, d.terminalAsk())
+}
+
+// terminalAsk asks on standard error and reads the answer from standard
+// input; a secret answer is not echoed on a terminal.
+func (d *deps) terminalAsk() telegram.Ask {
 	in := bufio.NewReader(d.stdin)
-	ask := func(ctx context.Context, question string, secret bool) (string, error) {
+	return func(ctx context.Context, question string, secret bool) (string, error) {
 		fmt.Fprint(d.stderr, question)
 		if f, ok := d.stdin.(*os.File); ok && secret && term.IsTerminal(int(f.Fd())) {
 			b, err := term.ReadPassword(int(f.Fd()))
@@ -152,9 +175,40 @@ func (d *deps) telegramSignIn(cmd *cobra.Command) ([]byte, error) {
 		}
 		return strings.TrimRight(line, "\r\n"), nil
 	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), signInTimeout)
+}
+
+// telegramSignInQR signs a Telegram account in by QR code: each login
+// token is printed as a QR code on standard error until one is scanned;
+// the 2FA password, when the account has one, is asked after.
+func (d *deps) telegramSignInQR(cmd *cobra.Command, wait time.Duration) ([]byte, error) {
+	if wait <= 0 {
+		return nil, usageError{errors.New("--qr-wait must be more than 0, e.g. 5m")}
+	}
+	cfg, err := d.loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	mt, err := runtime.TelegramMTProto(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ask := d.terminalAsk()
+	show := func(_ context.Context, loginURL string, expires time.Time) error {
+		code, err := telegram.QRText(loginURL)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.stderr, "\nScan this QR code with Telegram on a phone where the account is signed in\n"+
+			"(Settings → Devices → Link Desktop Device). It expires at %s; a new one follows.\n\n%s\n%s\n",
+			expires.Local().Format("15:04:05"), code, loginURL)
+		return nil
+	}
+	password := func(ctx context.Context) (string, error) {
+		return ask(ctx, "Two-step verification password: ", true)
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), wait+signInTimeout)
 	defer cancel()
-	return telegram.SignIn(ctx, mt, ask)
+	return telegram.SignInQR(ctx, mt, telegram.QRSignIn{Show: show, Password: password, Wait: wait})
 }
 
 // signInTimeout bounds a terminal sign-in, answers included.

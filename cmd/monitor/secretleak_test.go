@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
@@ -302,6 +303,18 @@ func TestSecretsLeakNowhere(t *testing.T) {
 	tgFake.Fail(tg.UsersGetUsersRequestTypeID, testkit.ErrAuthKeyUnregistered) // the sign-in's new session
 	c.cliInput(emb, "+15550001111\n24680\n"+secrets["the Telegram 2FA password"]+"\n",
 		"account", "add", "--tenant", "bob", "--adapter", "telegram", "--sign-in")
+	// A QR sign-in of the same account for bob, its password asked after
+	// the scan: the terminal shows the login code, never the session.
+	qrTerm := &qrScanner{fake: tgFake, scanAt: 1, errs: make(chan error, 1)}
+	var qrOut bytes.Buffer
+	qrCtx, qrCancel := context.WithTimeout(context.Background(), time.Minute)
+	code = run(qrCtx, []string{"account", "add", "--tenant", "bob", "--adapter", "telegram", "--qr"},
+		func(k string) (string, bool) { v, ok := emb[k]; return v, ok }, strings.NewReader(secrets["the Telegram 2FA password"]+"\n"), &qrOut, qrTerm)
+	qrCancel()
+	require.Equal(t, 0, code, qrTerm.String())
+	require.NoError(t, <-qrTerm.errs)
+	c.add("QR Telegram account add (stdout)", qrOut.Bytes())
+	c.add("QR Telegram account add (stderr)", []byte(qrTerm.String()))
 	tgFake.Fail(tg.UsersGetUsersRequestTypeID, testkit.ErrAuthKeyUnregistered)
 	_, tgRefused, code := cliInput(t, emb, string(tgSession), "account", "add", "--tenant", "alice", "--adapter", "telegram")
 	require.Equal(t, 1, code, tgRefused)

@@ -320,3 +320,125 @@ func BenchmarkMTProtoDownload(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// A private channel's link through Alice's session archives the channel
+// page by page (messages.getHistory, pages of 2 posts chained by a
+// batch): five posts, one of them the album 41-42, each captured through
+// the same account into Alice's private copies; Bob sees none of them.
+func TestMTProtoPrivateChannelPages(t *testing.T) {
+	t.Parallel()
+	for _, db := range storetest.Drivers() {
+		t.Run(db, func(t *testing.T) {
+			ctx := context.Background()
+			fake := testkit.NewTelegram(t)
+			session := fake.Session(t)
+			ch := &tg.Channel{ID: 1234567890, AccessHash: 4242, Title: "Spore Private", Broadcast: true}
+			fake.AddChannel(ch)
+			ph, vid := fake.AddFile(9001, 3_000), fake.AddFile(9002, 20_000)
+			fake.AddMessage(ch.ID, &tg.Message{ID: 40, Message: "the first tide"})
+			fake.AddMessage(ch.ID, &tg.Message{ID: 41, GroupedID: 7, Message: "harbour notes", Media: &tg.MessageMediaPhoto{Photo: &tg.Photo{
+				ID: 9001, AccessHash: 1, FileReference: ph.Ref, DCID: 2, Sizes: []tg.PhotoSizeClass{&tg.PhotoSize{Type: "y", W: 1280, H: 720}}}}})
+			fake.AddMessage(ch.ID, &tg.Message{ID: 42, GroupedID: 7, Media: &tg.MessageMediaDocument{Document: &tg.Document{
+				ID: 9002, AccessHash: 2, FileReference: vid.Ref, DCID: 2, Size: 20_000, MimeType: "video/mp4",
+				Attributes: []tg.DocumentAttributeClass{&tg.DocumentAttributeVideo{W: 640, H: 360, Duration: 3}}}}})
+			for id := 43; id <= 45; id++ {
+				fake.AddMessage(ch.ID, &tg.Message{ID: id, Message: "tide " + strconv.Itoa(id)})
+			}
+			limits := testcore.TestLimits()
+			limits.PageSize, limits.TenantCaptures = 2, 8
+			c := testcore.New(t, testcore.Options{DB: db, MasterKey: accountsMasterKey, Limits: limits, TelegramMTProto: &telegram.MTProto{
+				AppID: 1, AppHash: "test-hash", DCList: fake.DCList(), Resolver: fake.Resolver(), PublicKeys: fake.PublicKeys()}})
+			alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
+			conn := addTelegramAccount(t, c, alice, session)
+
+			res, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: alice, URL: "https://t.me/c/1234567890", ConnectionID: conn.ID, Limit: 10})
+			require.NoError(t, err)
+			sub := waitSubmission(t, c.App, alice, res.SubmissionID)
+			require.Equal(t, app.StateComplete, sub.State, sub.Error)
+			require.Equal(t, "channel", sub.Kind)
+			require.Equal(t, app.SubmissionProgress{Total: 5, Complete: 5}, sub.Progress)
+			require.False(t, sub.HasMore)
+			require.GreaterOrEqual(t, len(fake.HistoryOffsets()), 3, "pages of 2 posts: at least three reads")
+
+			header, err := c.App.Collection(ctx, alice, sub.CollectionID)
+			require.NoError(t, err)
+			require.Equal(t, "telegram.channel", header.EntityType)
+			require.Equal(t, "private", header.Visibility)
+			require.Equal(t, "Spore Private", header.AuthorName)
+
+			var members []app.CollectionView
+			for cursor := ""; ; {
+				page, err := c.App.Members(ctx, alice, sub.CollectionID, 100, cursor)
+				require.NoError(t, err)
+				members = append(members, page.Items...)
+				if cursor = page.NextCursor; cursor == "" {
+					break
+				}
+			}
+			urls := map[string]app.CollectionView{}
+			for _, m := range members {
+				require.Equal(t, "private", m.Visibility, m.SourceURL)
+				require.Equal(t, "telegram.message", m.EntityType)
+				urls[m.SourceURL] = m
+			}
+			require.Len(t, urls, 5)
+			for _, id := range []int{40, 41, 43, 44, 45} {
+				require.Contains(t, urls, "https://t.me/c/1234567890/"+strconv.Itoa(id))
+			}
+			album := urls["https://t.me/c/1234567890/41"]
+			require.Equal(t, "harbour notes", album.Text)
+			full, err := c.App.Collection(ctx, alice, album.ID)
+			require.NoError(t, err)
+			require.Len(t, full.Media, 2, "the album whole")
+			require.Equal(t, testkit.FakeFileSHA256(9002, 20_000), full.Media[1].SHA256)
+			require.Equal(t, 1, fake.Calls(tg.MessagesGetDialogsRequestTypeID), "the channel's access hash is kept for its pages and posts")
+
+			// Bob sees neither the channel nor its posts, and needs an
+			// account of his own.
+			_, err = c.App.Collection(ctx, bob, sub.CollectionID)
+			require.ErrorIs(t, err, app.ErrNotFound)
+			for _, m := range members {
+				_, err := c.App.Collection(ctx, bob, m.ID)
+				require.ErrorIs(t, err, app.ErrNotFound, m.SourceURL)
+			}
+			_, err = c.App.Submit(ctx, app.SubmitRequest{TenantID: bob, URL: "https://t.me/c/1234567890"})
+			require.ErrorContains(t, err, "needs a Telegram account connection")
+		})
+	}
+}
+
+// A public channel's link through a session pages the same way: its open
+// post joins the post's public collection, the one that protects its
+// content stays the tenant's.
+func TestMTProtoPublicChannelPages(t *testing.T) {
+	t.Parallel()
+	tgSessionCore(t, func(t *testing.T, c *testcore.Core, fake *testkit.Telegram, session []byte) {
+		ctx := context.Background()
+		alice, bob := c.Tenant(t, "alice", nil), c.Tenant(t, "bob", nil)
+		open := &tg.Channel{ID: 3003, AccessHash: 31, Title: "Tidewatch", Username: "tidewatch_demo", Broadcast: true}
+		fake.AddChannel(open)
+		fake.AddMessage(open.ID, &tg.Message{ID: 140, Message: "forwarded note"})
+		fake.AddMessage(open.ID, &tg.Message{ID: 141, Message: "members only", Noforwards: true})
+		conn := addTelegramAccount(t, c, bob, session)
+
+		res, err := c.App.Submit(ctx, app.SubmitRequest{TenantID: bob, URL: "https://t.me/tidewatch_demo", ConnectionID: conn.ID, Limit: 10})
+		require.NoError(t, err)
+		sub := waitSubmission(t, c.App, bob, res.SubmissionID)
+		require.Equal(t, app.StateComplete, sub.State, sub.Error)
+		require.Equal(t, app.SubmissionProgress{Total: 2, Complete: 2}, sub.Progress)
+		page, err := c.App.Members(ctx, bob, sub.CollectionID, 10, "")
+		require.NoError(t, err)
+		vis := map[string]string{}
+		for _, m := range page.Items {
+			vis[m.SourceURL] = m.Visibility
+			switch m.SourceURL {
+			case "https://t.me/tidewatch_demo/140":
+				require.Equal(t, app.PublicCollectionID("telegram", "telegram.message", "tidewatch_demo", "tidewatch_demo/140"), m.ID)
+			case "https://t.me/tidewatch_demo/141":
+				_, err := c.App.Collection(ctx, alice, m.ID)
+				require.ErrorIs(t, err, app.ErrNotFound, "the protected post is Bob's")
+			}
+		}
+		require.Equal(t, map[string]string{"https://t.me/tidewatch_demo/140": "public", "https://t.me/tidewatch_demo/141": "private"}, vis)
+	})
+}

@@ -200,13 +200,20 @@ func (a *App) runRelated(ctx context.Context, id uuid.UUID) error {
 		targets = targets[:*sub.Limit]
 	}
 	root := chainRoot(sub)
+	// A page read through an account lists posts its children read
+	// through the same account: links only it can read (a private
+	// channel's) resolve too.
+	resolve := a.adapters.Resolve
+	if c.ConnectionID != nil {
+		resolve = a.adapters.ResolveForAccount
+	}
 	var problems []string
 	for start := 0; start < len(targets); start += childChunk {
 		chunk := targets[start:min(start+childChunk, len(targets))]
 		resolved := make([]adapterapi.Resolved, len(chunk))
 		for i, t := range chunk {
 			// The adapter calls happen outside the transaction.
-			r, err := a.adapters.Resolve(ctx, t.URL)
+			r, err := resolve(ctx, t.URL)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()

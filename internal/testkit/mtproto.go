@@ -6,10 +6,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"math/big"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +23,7 @@ import (
 	"github.com/gotd/td/crypto/srp"
 	"github.com/gotd/td/session"
 	gotd "github.com/gotd/td/telegram"
+	"github.com/gotd/td/telegram/auth/qrlogin"
 	"github.com/gotd/td/telegram/dcs"
 	"github.com/gotd/td/tg"
 	"github.com/gotd/td/tgerr"
@@ -41,9 +46,24 @@ type Telegram struct {
 	files    map[int64]*FakeFile     // by photo or document id
 	faults   map[uint32][]*tgerr.Error
 	calls    map[uint32]int
+	history  []int // the offset_id of each messages.getHistory
 	// Sign-in: the phone, code and 2FA password the fake accepts.
 	phone, code string
 	password    *srpPassword
+	// QR sign-in: the token shown now, whether a test scanned it, and
+	// the session that asked for it (to tell it of the scan).
+	qr qrState
+}
+
+// qrState is the fake's QR login (auth.exportLoginToken).
+type qrState struct {
+	ttl      time.Duration
+	token    []byte
+	expires  time.Time
+	accepted bool
+	exports  int
+	server   *tgtest.Server
+	session  tgtest.Session
 }
 
 // srpPassword is the server side of a two-step verification password
@@ -234,6 +254,13 @@ func (f *Telegram) Fail(typeID uint32, errs ...*tgerr.Error) {
 	f.faults[typeID] = append(f.faults[typeID], errs...)
 }
 
+// HistoryOffsets are the offset_id of each messages.getHistory so far.
+func (f *Telegram) HistoryOffsets() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.history)
+}
+
 // Calls counts the calls of a method so far.
 func (f *Telegram) Calls(typeID uint32) int {
 	f.mu.Lock()
@@ -259,6 +286,49 @@ func (f *Telegram) handle(d *tgtest.Dispatcher, id uint32, h func(s *tgtest.Serv
 }
 
 func (f *Telegram) register(d *tgtest.Dispatcher) {
+	f.handle(d, tg.AuthExportLoginTokenRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.AuthExportLoginTokenRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		q := &f.qr
+		q.exports++
+		q.server, q.session = s, req.Session
+		accepted, pw := q.accepted, f.password
+		if !accepted && (q.token == nil || !time.Now().Before(q.expires)) {
+			ttl := q.ttl
+			if ttl <= 0 {
+				ttl = 30 * time.Second
+			}
+			q.token = []byte("fake-login-token-" + strconv.Itoa(q.exports))
+			q.expires = time.Now().Add(ttl).Truncate(time.Second)
+		}
+		token, expires := q.token, q.expires
+		f.mu.Unlock()
+		switch {
+		case r.APIID == 0 || r.APIHash == "":
+			return s.SendErr(req, tgerr.New(400, "API_ID_INVALID"))
+		case accepted && pw != nil:
+			return s.SendErr(req, tgerr.New(401, "SESSION_PASSWORD_NEEDED"))
+		case accepted:
+			return s.SendResult(req, &tg.AuthLoginTokenSuccess{Authorization: &tg.AuthAuthorization{User: f.self}})
+		}
+		return s.SendResult(req, &tg.AuthLoginToken{Token: token, Expires: int(expires.Unix())})
+	})
+	f.handle(d, tg.AuthImportLoginTokenRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.AuthImportLoginTokenRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		ok := f.qr.accepted && string(r.Token) == string(f.qr.token)
+		f.mu.Unlock()
+		if !ok {
+			return s.SendErr(req, tgerr.New(400, "AUTH_TOKEN_INVALID"))
+		}
+		return s.SendResult(req, &tg.AuthLoginTokenSuccess{Authorization: &tg.AuthAuthorization{User: f.self}})
+	})
 	f.handle(d, tg.AuthSendCodeRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
 		var r tg.AuthSendCodeRequest
 		if err := r.Decode(req.Buf); err != nil {
@@ -405,6 +475,41 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 		out.Count = len(out.Messages)
 		return s.SendResult(req, out)
 	})
+	f.handle(d, tg.MessagesGetHistoryRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.MessagesGetHistoryRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		in, ok := r.Peer.(*tg.InputPeerChannel)
+		if !ok {
+			return s.SendErr(req, tgerr.New(400, "PEER_ID_INVALID"))
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var ch *tg.Channel
+		for _, c := range f.channels {
+			if c.ID == in.ChannelID && c.AccessHash == in.AccessHash {
+				ch = c
+			}
+		}
+		if ch == nil {
+			return s.SendErr(req, tgerr.New(400, "CHANNEL_INVALID"))
+		}
+		if r.Limit <= 0 || r.Limit > 100 {
+			return s.SendErr(req, tgerr.New(400, "LIMIT_INVALID"))
+		}
+		// Newest first, older than offset_id (0: from the newest).
+		msgs := append([]*tg.Message(nil), f.messages[ch.ID]...)
+		slices.SortFunc(msgs, func(a, b *tg.Message) int { return b.ID - a.ID })
+		out := &tg.MessagesChannelMessages{Chats: []tg.ChatClass{ch}, Count: len(msgs)}
+		for _, m := range msgs {
+			if (r.OffsetID == 0 || m.ID < r.OffsetID) && len(out.Messages) < r.Limit {
+				out.Messages = append(out.Messages, m)
+			}
+		}
+		f.history = append(f.history, r.OffsetID)
+		return s.SendResult(req, out)
+	})
 	f.handle(d, tg.UploadGetFileRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
 		var r tg.UploadGetFileRequest
 		if err := r.Decode(req.Buf); err != nil {
@@ -447,6 +552,49 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 		}
 		return s.SendResult(req, &tg.UploadFile{Type: &tg.StorageFilePartial{}, Mtime: 1, Bytes: data})
 	})
+}
+
+// SetQRLogin sets how long the fake's QR login tokens live (0: 30 s, as
+// Telegram's).
+func (f *Telegram) SetQRLogin(ttl time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.qr = qrState{ttl: ttl}
+}
+
+// QRExports counts the login tokens asked for so far.
+func (f *Telegram) QRExports() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.qr.exports
+}
+
+// ScanQR is a Telegram app accepting a login URL (tg://login?token=…)
+// shown by a QR sign-in: the token must be the current one and not
+// expired. The waiting session is told (updateLoginToken), and its next
+// export answers with the authorization (or SESSION_PASSWORD_NEEDED when
+// the account has a 2FA password).
+func (f *Telegram) ScanQR(loginURL string) error {
+	t, err := qrlogin.ParseTokenURL(loginURL)
+	if err != nil {
+		return fmt.Errorf("testkit: not a login URL: %w", err)
+	}
+	f.mu.Lock()
+	q := &f.qr
+	switch {
+	case q.token == nil || t.String() != base64.URLEncoding.EncodeToString(q.token):
+		f.mu.Unlock()
+		return errors.New("testkit: not the login token shown now")
+	case !time.Now().Before(q.expires):
+		f.mu.Unlock()
+		return errors.New("testkit: the login token expired")
+	}
+	q.accepted = true
+	s, k := q.server, q.session
+	f.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.SendUpdates(ctx, k, &tg.UpdateLoginToken{})
 }
 
 // SetSignIn makes the fake accept a sign-in with phone and code, and, when

@@ -163,8 +163,8 @@ var catalog = map[string]map[locale]string{
 		langZH: "已登录 x.com 的 auth_token 和 ct0 两个 cookie：Cookie 请求头（auth_token=…; ct0=…）、cookies.txt 文件中 x.com 的几行，或浏览器 cookie 扩展导出的 JSON",
 	},
 	"account.help.telegram": {
-		langEN: "a Telegram user session: gotd's session.json or a Telethon string session (or sign in with monitor account add --adapter telegram in a terminal)",
-		langZH: "Telegram 用户会话：gotd 的 session.json 或 Telethon 字符串会话（也可以在终端运行 monitor account add --adapter telegram 登录）",
+		langEN: "a Telegram user session: gotd's session.json or a Telethon string session (or sign in with monitor account add --adapter telegram in a terminal, with --qr to scan a QR code instead of typing the phone number)",
+		langZH: "Telegram 用户会话：gotd 的 session.json 或 Telethon 字符串会话（也可以在终端运行 monitor account add --adapter telegram 登录；加 --qr 可扫描二维码，无需输入手机号）",
 	},
 	"account.received": {
 		langEN: "🔒 Received, and deleted from the chat. Checking it with the platform…",
