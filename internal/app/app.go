@@ -157,7 +157,7 @@ func New(d Deps) *App {
 	a.traffic, a.backups = &traffic{}, d.Backups
 	a.collectionFile, a.rclone = d.CollectionFile, d.Rclone
 	a.contents = newContentCache(contentCacheSize)
-	a.answers = newLRU[keptKey, keptAnswer](keptAnswers)
+	a.answers = weighed[keptKey](keptAnswers, keptAnswerBytes, func(e keptAnswer) int { return len(e.body) })
 	a.principals = newLRU[string, keptPrincipal](keptTokens)
 	a.http = a.traffic.countDownloads(a.http)
 	if a.blob != nil {

@@ -15,11 +15,13 @@ import (
 // each move it. Where the store cannot tell (PostgreSQL), nothing is kept.
 
 // Bounds of the kept answers: a few pages per tenant of a handful of
-// tenants, at most keptAnswers × keptAnswerMax bytes (16 MiB).
+// tenants, 8 MiB in all; a page of 100 posts with their graphs is a few
+// hundred KiB.
 const (
-	keptAnswers   = 128
-	keptAnswerMax = 128 << 10
-	keptTokens    = 1024
+	keptAnswers     = 128
+	keptAnswerBytes = 8 << 20
+	keptAnswerMax   = 2 << 20
+	keptTokens      = 1024
 )
 
 type keptKey struct {
