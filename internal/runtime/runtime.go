@@ -574,6 +574,7 @@ func (c *Core) Run(ctx context.Context) error {
 		slog.String("database", c.store.Driver()),
 		slog.String("blob", c.cfg.Blob.Kind),
 		slog.String("instance", c.instance))
+	releaseStartupPages()
 
 	var runErr error
 	select {
