@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -48,6 +49,9 @@ type FS struct {
 	root  string // absolute, cleaned
 	under string // root with a trailing separator: every object path starts with it
 	tmp   string // root/.tmp
+	// bufs are Put's copy buffers, reused: an import puts thousands of
+	// small objects.
+	bufs *sync.Pool
 }
 
 var _ Store = (*FS)(nil)
@@ -81,7 +85,8 @@ func NewFS(root string) (*FS, error) {
 	if err := probeWritable(abs); err != nil {
 		return nil, fmt.Errorf("blob: objects dir %s is not writable: %w; fix its permissions or set MONITOR_DATA_DIR", abs, unwrapPath(err))
 	}
-	f := &FS{root: abs, under: abs, tmp: filepath.Join(abs, tmpDirName)}
+	f := &FS{root: abs, under: abs, tmp: filepath.Join(abs, tmpDirName),
+		bufs: &sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}}
 	if !strings.HasSuffix(abs, string(filepath.Separator)) {
 		f.under += string(filepath.Separator)
 	}
@@ -99,6 +104,12 @@ func (f *FS) Root() string { return f.root }
 // copying, fsynced, renamed into place and made durable by syncing the parent
 // directory.
 func (f *FS) Put(ctx context.Context, key string, r io.Reader) (info Info, err error) {
+	return f.put(ctx, key, r, true)
+}
+
+// put is Put; without durable, the file and the rename are left to the
+// kernel's own pace, for a batch that syncs them all at once (fsBatch).
+func (f *FS) put(ctx context.Context, key string, r io.Reader, durable bool) (info Info, err error) {
 	dst, err := f.path(key)
 	if err != nil {
 		return Info{}, fmt.Errorf("blob: put: %w", err)
@@ -127,16 +138,19 @@ func (f *FS) Put(ctx context.Context, key string, r io.Reader) (info Info, err e
 	}()
 
 	h := sha256.New()
-	buf := make([]byte, copyBufSize)
-	size, err := io.CopyBuffer(io.MultiWriter(tmp, h), ctxReader{ctx: ctx, r: r}, buf)
+	bp := f.bufs.Get().(*[]byte)
+	size, err := io.CopyBuffer(io.MultiWriter(tmp, h), ctxReader{ctx: ctx, r: r}, *bp)
+	f.bufs.Put(bp)
 	if err != nil {
 		return Info{}, err
 	}
 	if err := tmp.Chmod(filePerm); err != nil {
 		return Info{}, err
 	}
-	if err := tmp.Sync(); err != nil {
-		return Info{}, err
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			return Info{}, err
+		}
 	}
 	st, err := tmp.Stat()
 	if err != nil {
@@ -154,8 +168,10 @@ func (f *FS) Put(ctx context.Context, key string, r io.Reader) (info Info, err e
 		return Info{}, err
 	}
 	staged = false
-	if err := f.syncParents(dst, created); err != nil {
-		return Info{}, err
+	if durable {
+		if err := f.syncParents(dst, created); err != nil {
+			return Info{}, err
+		}
 	}
 	return Info{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil)), ModTime: st.ModTime()}, nil
 }
