@@ -16,7 +16,9 @@ import (
 // durable once Sync returned; a caller records them anywhere durable (a
 // database commit) only after that.
 type Batch interface {
-	// Put is Store.Put, durable only after Sync.
+	// Put is Store.Put of a key that does not exist yet, durable only
+	// after Sync. Nothing may read the key before Sync returned: the file
+	// store writes it in place (an existing key is an error there).
 	Put(ctx context.Context, key string, r io.Reader) (Info, error)
 	// Sync makes every object put through the batch so far durable.
 	Sync(ctx context.Context) error
@@ -54,7 +56,8 @@ func (b storeBatch) Put(ctx context.Context, key string, r io.Reader) (Info, err
 
 func (storeBatch) Sync(context.Context) error { return nil }
 
-// fsBatch puts files without syncing them and syncs them all at Sync.
+// fsBatch writes new files in place, without staging or syncing them,
+// and syncs them all at Sync.
 type fsBatch struct {
 	f *FS
 	// mu guards what the batch put since the last Sync: the files and
@@ -65,7 +68,7 @@ type fsBatch struct {
 }
 
 func (b *fsBatch) Put(ctx context.Context, key string, r io.Reader) (Info, error) {
-	info, err := b.f.put(ctx, key, r, false)
+	info, err := b.f.putNew(ctx, key, r)
 	if err != nil {
 		return info, err
 	}

@@ -104,3 +104,19 @@ func TestBatchOtherStorePutsThrough(t *testing.T) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+func TestBatchFSRefusesAnExistingKey(t *testing.T) {
+	t.Parallel()
+	f := newFS(t)
+	_, err := f.Put(t.Context(), "t1/objects/a", bytes.NewReader([]byte("first")))
+	require.NoError(t, err)
+	b := blob.NewBatch(f)
+	_, err = b.Put(t.Context(), "t1/objects/a", bytes.NewReader([]byte("second")))
+	require.ErrorIs(t, err, os.ErrExist)
+	rc, _, err := f.Get(t.Context(), "t1/objects/a", nil)
+	require.NoError(t, err)
+	got, err := io.ReadAll(rc)
+	require.NoError(t, rc.Close())
+	require.NoError(t, err)
+	require.Equal(t, "first", string(got), "the object there is left as it was")
+}

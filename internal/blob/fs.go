@@ -104,12 +104,6 @@ func (f *FS) Root() string { return f.root }
 // copying, fsynced, renamed into place and made durable by syncing the parent
 // directory.
 func (f *FS) Put(ctx context.Context, key string, r io.Reader) (info Info, err error) {
-	return f.put(ctx, key, r, true)
-}
-
-// put is Put; without durable, the file and the rename are left to the
-// kernel's own pace, for a batch that syncs them all at once (fsBatch).
-func (f *FS) put(ctx context.Context, key string, r io.Reader, durable bool) (info Info, err error) {
 	dst, err := f.path(key)
 	if err != nil {
 		return Info{}, fmt.Errorf("blob: put: %w", err)
@@ -147,10 +141,8 @@ func (f *FS) put(ctx context.Context, key string, r io.Reader, durable bool) (in
 	if err := tmp.Chmod(filePerm); err != nil {
 		return Info{}, err
 	}
-	if durable {
-		if err := tmp.Sync(); err != nil {
-			return Info{}, err
-		}
+	if err := tmp.Sync(); err != nil {
+		return Info{}, err
 	}
 	st, err := tmp.Stat()
 	if err != nil {
@@ -168,10 +160,8 @@ func (f *FS) put(ctx context.Context, key string, r io.Reader, durable bool) (in
 		return Info{}, err
 	}
 	staged = false
-	if durable {
-		if err := f.syncParents(dst, created); err != nil {
-			return Info{}, err
-		}
+	if err := f.syncParents(dst, created); err != nil {
+		return Info{}, err
 	}
 	return Info{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil)), ModTime: st.ModTime()}, nil
 }
@@ -474,4 +464,60 @@ func (c ctxReader) Read(p []byte) (int, error) {
 type sectionReadCloser struct {
 	*io.SectionReader
 	io.Closer
+}
+
+// putNew writes the object at a key that must not exist yet straight to
+// its file, without staging, a rename or a sync: a batch's put
+// (fsBatch). A reader could see the file while it is written, so it is
+// only for keys nothing reads until the batch is synced and recorded
+// (a pending object's); a failed write removes the file, and a crash
+// leaves it to the collector of pending objects.
+func (f *FS) putNew(ctx context.Context, key string, r io.Reader) (info Info, err error) {
+	dst, err := f.path(key)
+	if err != nil {
+		return Info{}, fmt.Errorf("blob: put: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("blob: put %s: %w", key, err)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return Info{}, err
+	}
+	open := func() (*os.File, error) { return os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, filePerm) }
+	file, err := open()
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dst), dirPerm); err != nil {
+			return Info{}, err
+		}
+		file, err = open()
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = file.Close()
+			_ = os.Remove(dst)
+		}
+	}()
+	h := sha256.New()
+	bp := f.bufs.Get().(*[]byte)
+	size, err := io.CopyBuffer(io.MultiWriter(file, h), ctxReader{ctx: ctx, r: r}, *bp)
+	f.bufs.Put(bp)
+	if err != nil {
+		return Info{}, err
+	}
+	st, err := file.Stat()
+	if err != nil {
+		return Info{}, err
+	}
+	done = true
+	if err := file.Close(); err != nil {
+		_ = os.Remove(dst)
+		return Info{}, err
+	}
+	return Info{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil)), ModTime: st.ModTime()}, nil
 }
