@@ -116,6 +116,23 @@ type revisionInput struct {
 	// Imported, set instead of CaptureID, is imported content, which has
 	// no capture of its own.
 	Imported *importedCapture
+	// Known, when set, holds every revision the collection has: it was
+	// created in this transaction, which wrote them all. The writer then
+	// looks up neither a revision by content nor the chain's head, and
+	// adds what it writes.
+	Known *knownRevisions
+	// IndexLater, when set, collects the ids of new revisions instead of
+	// indexing each for search; the caller indexes them
+	// (store.Tx.SearchIndexRevisions) before its transaction commits.
+	IndexLater *[]uuid.UUID
+}
+
+// knownRevisions are the revisions of a collection its transaction
+// created, as written there.
+type knownRevisions struct {
+	byHash map[string]store.Revision
+	seq    int
+	head   string
 }
 
 // importedCapture is how imported content was captured, as its source
@@ -152,7 +169,16 @@ type revisionWritten struct {
 // choice.
 func (archiveWriter) writeRevision(ctx context.Context, tx *store.Tx, in revisionInput) (revisionWritten, error) {
 	coll := in.Collection
-	rev, err := tx.RevisionGetByHash(ctx, coll.ID, in.Content.hash)
+	var rev store.Revision
+	var err error
+	if in.Known != nil {
+		var ok bool
+		if rev, ok = in.Known.byHash[in.Content.hash]; !ok {
+			err = store.ErrNotFound
+		}
+	} else {
+		rev, err = tx.RevisionGetByHash(ctx, coll.ID, in.Content.hash)
+	}
 	switch {
 	case err == nil:
 		if in.Imported == nil {
@@ -188,10 +214,15 @@ func (archiveWriter) writeRevision(ctx context.Context, tx *store.Tx, in revisio
 	if rev, err = tx.RevisionInsertAt(ctx, rev, at); err != nil {
 		return revisionWritten{}, err
 	}
+	if k := in.Known; k != nil {
+		k.byHash[rev.ContentHash], k.seq, k.head = rev, rev.Chain.Seq, rev.Chain.Hash
+	}
 	if err := writeGraph(ctx, tx, in, rev); err != nil {
 		return revisionWritten{}, err
 	}
-	if err := tx.SearchIndexRevision(ctx, rev.ID); err != nil {
+	if in.IndexLater != nil {
+		*in.IndexLater = append(*in.IndexLater, rev.ID)
+	} else if err := tx.SearchIndexRevision(ctx, rev.ID); err != nil {
 		return revisionWritten{}, err
 	}
 	return revisionWritten{Revision: rev, Created: true, CaptureID: rev.CaptureID}, nil
@@ -206,8 +237,12 @@ func (archiveWriter) writeRevision(ctx context.Context, tx *store.Tx, in revisio
 // hash that differs from the one the source states is an error, as the
 // source was changed.
 func linkRevision(ctx context.Context, tx *store.Tx, in revisionInput, at time.Time) (store.RevisionChain, error) {
-	seq, head, err := tx.RevisionChainHead(ctx, in.Collection.ID)
-	if err != nil {
+	var seq int
+	var head string
+	var err error
+	if k := in.Known; k != nil {
+		seq, head = k.seq, k.head
+	} else if seq, head, err = tx.RevisionChainHead(ctx, in.Collection.ID); err != nil {
 		return store.RevisionChain{}, err
 	}
 	media, err := chain.MediaOfContent(in.Content.body)

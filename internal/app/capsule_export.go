@@ -1,9 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"context"
-	"runtime"
-	"sync"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,6 +54,9 @@ type ExportedCollection struct {
 	// Chain is every revision's link, oldest first, with or without
 	// History: a capsule carries the whole chain so that it can be checked.
 	Chain []ChainLink
+	// MediaKeys are the blob store keys of the media the revisions read
+	// show, by SHA-256, for OpenExportedMedia.
+	MediaKeys map[string]string
 }
 
 // ExportedRevision is a revision with the upstream address of each of its
@@ -109,35 +115,28 @@ func (a *App) ExportCollections(ctx context.Context, tenantID uuid.UUID, opts Ex
 	}
 }
 
-// exportPage reads the collections of one page on a few read
-// connections at once and hands them to fn in the page's order.
+// exportPage reads the collections of one page, a chunk at a time, each
+// chunk in a few queries for all its collections (store.ExportRead), and
+// hands them to fn in the page's order.
 func (a *App) exportPage(ctx context.Context, page []store.SavedCollection, history bool, fn func(ExportedCollection) error) error {
-	const chunk = 64
-	workers := max(2, runtime.GOMAXPROCS(0))
+	const chunk = 100
 	for len(page) > 0 {
 		part := page[:min(chunk, len(page))]
 		page = page[len(part):]
-		out := make([]ExportedCollection, len(part))
-		errs := make([]error, len(part))
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range min(workers, len(part)) {
-			wg.Go(func() {
-				for i := range next {
-					out[i], errs[i] = a.exportedCollection(ctx, part[i], history)
-				}
-			})
+		ids := make([]uuid.UUID, len(part))
+		for i, sc := range part {
+			ids[i] = sc.ID
 		}
-		for i := range part {
-			next <- i
+		rows, err := a.store.ExportRead(ctx, ids)
+		if err != nil {
+			return err
 		}
-		close(next)
-		wg.Wait()
-		for i := range part {
-			if errs[i] != nil {
-				return errs[i]
+		for _, sc := range part {
+			ec, err := exportedCollection(sc, rows, history)
+			if err != nil {
+				return err
 			}
-			if err := fn(out[i]); err != nil {
+			if err := fn(ec); err != nil {
 				return err
 			}
 		}
@@ -145,33 +144,49 @@ func (a *App) exportPage(ctx context.Context, page []store.SavedCollection, hist
 	return nil
 }
 
-func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, history bool) (ExportedCollection, error) {
+// exportedOne reads one saved collection as an export sees it.
+func (a *App) exportedOne(ctx context.Context, sc store.SavedCollection, history bool) (ExportedCollection, error) {
+	rows, err := a.store.ExportRead(ctx, []uuid.UUID{sc.ID})
+	if err != nil {
+		return ExportedCollection{}, err
+	}
+	return exportedCollection(sc, rows, history)
+}
+
+// exportedCollection assembles one collection from what ExportRead read.
+func exportedCollection(sc store.SavedCollection, rows store.ExportRows, history bool) (ExportedCollection, error) {
 	ec := ExportedCollection{ID: sc.ID, Platform: sc.Platform, EntityType: sc.EntityType, ObjectScope: sc.ObjectScope,
 		ExternalID: sc.ExternalID, SourceURL: sc.SourceURL, Visibility: sc.Visibility, ClaimedVisibility: sc.ClaimedVisibility,
-		SavedAt: sc.SavedAt}
-	var revs []store.Revision
-	if history {
-		all, err := a.store.RevisionList(ctx, sc.ID)
+		SavedAt: sc.SavedAt, MediaKeys: map[string]string{}}
+	chainOrder := rows.Revisions[sc.ID]
+	var cur *store.Revision
+	ec.Chain = make([]ChainLink, 0, len(chainOrder))
+	for i := range chainOrder {
+		r := &chainOrder[i]
+		l, err := chainLinkOf(*r)
 		if err != nil {
 			return ec, err
 		}
-		// Oldest first, the current one last whatever its age.
-		for i := len(all) - 1; i >= 0; i-- {
-			if all[i].ID != *sc.CurrentRevisionID {
-				revs = append(revs, all[i])
-			}
+		ec.Chain = append(ec.Chain, l)
+		if r.ID == *sc.CurrentRevisionID {
+			cur = r
 		}
 	}
-	cur, err := a.store.RevisionGet(ctx, *sc.CurrentRevisionID)
-	if err != nil {
-		return ec, err
+	if cur == nil {
+		return ec, fmt.Errorf("app: export %s: its current revision %s is missing: %w", sc.ID, *sc.CurrentRevisionID, store.ErrNotFound)
 	}
-	if ec.Chain, _, err = a.collectionChain(ctx, sc.ID); err != nil {
-		return ec, err
+	var revs []store.Revision
+	if history {
+		// Oldest first, the current one last whatever its age.
+		revs = slices.Clone(chainOrder)
+		slices.SortFunc(revs, func(x, y store.Revision) int {
+			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID.String(), y.ID.String()))
+		})
+		revs = slices.DeleteFunc(revs, func(r store.Revision) bool { return r.ID == cur.ID })
 	}
-	revs = append(revs, cur)
+	revs = append(revs, *cur)
 	for i, r := range revs {
-		er, err := a.exportedRevision(ctx, r)
+		er, err := exportedRevision(r, rows, ec.MediaKeys)
 		if err != nil {
 			return ec, err
 		}
@@ -184,26 +199,41 @@ func (a *App) exportedCollection(ctx context.Context, sc store.SavedCollection, 
 	return ec, nil
 }
 
-func (a *App) exportedRevision(ctx context.Context, r store.Revision) (ExportedRevision, error) {
-	rv, err := a.revisionView(ctx, r)
-	if err != nil {
-		return ExportedRevision{}, err
-	}
-	assets, err := a.store.AssetList(ctx, r.CaptureID)
+// exportedRevision assembles one revision, adding its media's keys to
+// keys.
+func exportedRevision(r store.Revision, rows store.ExportRows, keys map[string]string) (ExportedRevision, error) {
+	rv, err := revisionViewOf(r, rows.EntityIDs[r.ID])
 	if err != nil {
 		return ExportedRevision{}, err
 	}
 	// Media appear in the content in asset order, so the n-th display
 	// media is the n-th complete display asset.
 	var sources []string
-	for _, as := range assets {
+	for _, as := range rows.Assets[r.CaptureID] {
 		if as.Purpose == "" && as.State == store.AssetComplete {
 			sources = append(sources, as.SourceURL)
+		}
+		if as.BlobID != nil && as.BlobSHA256 != "" {
+			if k := rows.ObjectKeys[*as.BlobID]; k != "" {
+				keys[as.BlobSHA256] = k
+			}
 		}
 	}
 	er := ExportedRevision{RevisionView: rv, MediaSources: make([]string, len(rv.Media))}
 	copy(er.MediaSources, sources)
 	return er, nil
+}
+
+// OpenExportedMedia opens a media file of an exported collection: by the
+// key keys (the collection's MediaKeys) gives, else (a media file no asset
+// of the collection holds) as OpenMedia finds it.
+func (a *App) OpenExportedMedia(ctx context.Context, tenantID uuid.UUID, keys map[string]string, sha256 string) (io.ReadCloser, error) {
+	if key, ok := keys[sha256]; ok {
+		rc, _, err := a.blob.Get(store.WithTenant(ctx, tenantID), key, nil)
+		return rc, err
+	}
+	rc, _, err := a.OpenMedia(ctx, tenantID, sha256, nil)
+	return rc, err
 }
 
 // queryMatches is the set of the tenant's saved collections that the

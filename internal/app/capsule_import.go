@@ -316,13 +316,16 @@ func (a *App) ImportCollectionsFrom(ctx context.Context, tenantID uuid.UUID, eac
 		if err != nil {
 			return err
 		}
-		blobs := map[scopedSHA]store.Blob{}
+		run := &importRun{tx: tx, tenantID: tenantID, provider: opts.Provider, uploads: uploads, blobs: map[scopedSHA]store.Blob{}, rep: &rep}
 		if err := each(func(it ImportCollection) error {
 			if err := checkImportItem(&it); err != nil {
 				return err
 			}
-			return a.importOne(ctx, tx, tenantID, it, opts.Provider, uploads, blobs, &rep)
+			return a.importOne(ctx, run, it)
 		}); err != nil {
+			return err
+		}
+		if err := tx.SearchIndexRevisions(ctx, run.index); err != nil {
 			return err
 		}
 		if tenant.QuotaBytes != nil && len(rep.Created)+len(rep.Linked) > 0 {
@@ -434,27 +437,18 @@ const (
 // id (which might name anyone's content). existing is the collection found.
 func importStateOf(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection) (importState, store.Collection, error) {
 	pub := PublicCollectionID(it.Platform, it.EntityType, it.ObjectScope, it.ExternalID)
-	saved, err := tx.TenantCollectionExists(ctx, tenantID, pub)
-	if err != nil {
+	l, err := tx.CollectionImportLookup(ctx, tenantID, pub, identityOf(it, tenantID))
+	switch {
+	case err != nil:
 		return 0, store.Collection{}, err
-	}
-	if saved {
+	case l.PublicSaved:
 		return importSavedPublic, store.Collection{ID: pub}, nil
-	}
-	existing, err := tx.CollectionGetByIdentity(ctx, identityOf(it, tenantID))
-	if isNotFound(err) {
+	case l.Private == uuid.Nil:
 		return importNew, store.Collection{}, nil
+	case l.PrivateSaved:
+		return importSavedPrivate, store.Collection{ID: l.Private}, nil
 	}
-	if err != nil {
-		return 0, store.Collection{}, err
-	}
-	if saved, err = tx.TenantCollectionExists(ctx, tenantID, existing.ID); err != nil {
-		return 0, store.Collection{}, err
-	}
-	if saved {
-		return importSavedPrivate, existing, nil
-	}
-	return importRelink, existing, nil
+	return importRelink, store.Collection{ID: l.Private}, nil
 }
 
 // importNote says, for the report, how an imported collection differs from
@@ -533,13 +527,16 @@ func (a *App) uploadImportMedia(ctx context.Context, tenantID uuid.UUID, missing
 		info blob.Info
 		err  error
 	}
+	// The uploads are made durable together, before the transaction
+	// that records them.
+	batch := blob.NewBatch(a.blob)
 	work := make(chan int)
 	results := make(chan result)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			for i := range work {
-				info, err := a.putImportMedia(ctx, objs[i].Key, missing[i].sha, opts.Open)
+				info, err := a.putImportMedia(ctx, batch, objs[i].Key, missing[i].sha, opts.Open)
 				results <- result{i, info, err}
 			}
 		})
@@ -568,8 +565,11 @@ func (a *App) uploadImportMedia(ctx context.Context, tenantID uuid.UUID, missing
 			opts.Progress(done, len(missing))
 		}
 	}
+	var syncErr error
 	if err := ctx.Err(); err == nil && len(errs) == 0 {
-		return out, nil
+		if syncErr = batch.Sync(ctx); syncErr == nil {
+			return out, nil
+		}
 	}
 	// Every object recorded, uploaded or not: a failed upload may have
 	// left part of its bytes, and deleting a missing key is no error.
@@ -581,16 +581,19 @@ func (a *App) uploadImportMedia(ctx context.Context, tenantID uuid.UUID, missing
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if syncErr != nil {
+		return nil, fmt.Errorf("nothing was imported: the %d media file(s) stored could not be made durable: %w", len(missing), syncErr)
+	}
 	return nil, fmt.Errorf("nothing was imported: %d media file(s) could not be stored, the first: %w", len(errs), errs[0])
 }
 
-func (a *App) putImportMedia(ctx context.Context, key, sum string, open func(string) (io.ReadCloser, error)) (blob.Info, error) {
+func (a *App) putImportMedia(ctx context.Context, batch blob.Batch, key, sum string, open func(string) (io.ReadCloser, error)) (blob.Info, error) {
 	rc, err := open(sum)
 	if err != nil {
 		return blob.Info{}, fmt.Errorf("media %s: %w", sum, err)
 	}
 	defer rc.Close()
-	info, err := a.blob.Put(ctx, key, rc)
+	info, err := batch.Put(ctx, key, rc)
 	if err != nil {
 		return blob.Info{}, fmt.Errorf("media %s: %w", sum, err)
 	}
@@ -601,9 +604,24 @@ func (a *App) putImportMedia(ctx context.Context, key, sum string, open func(str
 	return info, nil
 }
 
+// importRun is the import's transaction and what it gathers as it
+// writes one collection after another.
+type importRun struct {
+	tx       *store.Tx
+	tenantID uuid.UUID
+	provider string
+	// uploads are the media stored before the transaction; blobs the
+	// blobs found or recorded so far.
+	uploads map[scopedSHA]upload
+	blobs   map[scopedSHA]store.Blob
+	rep     *ImportReport
+	// index are the new revisions, indexed for search at the end.
+	index []uuid.UUID
+}
+
 // importOne imports one collection inside the import's transaction.
-func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it ImportCollection, provider string,
-	uploads map[scopedSHA]upload, blobs map[scopedSHA]store.Blob, rep *ImportReport) error {
+func (a *App) importOne(ctx context.Context, run *importRun, it ImportCollection) error {
+	tx, tenantID, rep := run.tx, run.tenantID, run.rep
 	out := ImportOutcome{ID: it.ID, FileID: it.ID, Label: it.Label}
 	state, existing, err := importStateOf(ctx, tx, tenantID, it)
 	if err != nil {
@@ -640,6 +658,9 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		return err
 	}
 	sc := importScope{data: coll.DataScope, access: coll.AccessScope}
+	// The collection is new in this transaction: its revisions are the
+	// ones written here, so the writer looks none up.
+	known := &knownRevisions{byHash: map[string]store.Revision{}}
 	var current uuid.UUID
 	for _, r := range it.Revisions {
 		at := r.CapturedAt
@@ -657,7 +678,8 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		}
 		w, err := archiveWriter{}.writeRevision(ctx, tx, revisionInput{
 			Collection: coll, TenantID: tenantID, Content: content, Schemas: schemas,
-			Imported: &importedCapture{Provider: cmp.Or(provider, store.ProviderCapsule), At: at, Link: r.Link},
+			Imported: &importedCapture{Provider: cmp.Or(run.provider, store.ProviderCapsule), At: at, Link: r.Link}, Known: known,
+			IndexLater: &run.index,
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", it.Label, err)
@@ -670,7 +692,7 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 		}
 		pos := 0
 		addAsset := func(as store.Asset, sha string) error {
-			b, err := a.importBlob(ctx, tx, tenantID, sc, sha, as.Mime, coll.Visibility, uploads, blobs, rep)
+			b, err := a.importBlob(ctx, tx, tenantID, sc, sha, as.Mime, coll.Visibility, run.uploads, run.blobs, rep)
 			if err != nil {
 				return err
 			}
@@ -695,7 +717,7 @@ func (a *App) importOne(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, i
 	if err := tx.CollectionSetCurrent(ctx, coll.ID, current); err != nil {
 		return err
 	}
-	if _, err := tx.TenantCollectionSaveAt(ctx, tenantID, coll.ID, it.SavedAt); err != nil {
+	if err := tx.TenantCollectionInsert(ctx, tenantID, coll.ID, it.SavedAt); err != nil {
 		return err
 	}
 	rep.Created = append(rep.Created, out)

@@ -484,7 +484,7 @@ func (a *App) runPush(ctx context.Context, tenantID, id uuid.UUID, attempt int) 
 	if err != nil {
 		return err
 	}
-	ec, err := a.exportedCollection(ctx, sc, false)
+	ec, err := a.exportedOne(ctx, sc, false)
 	if err != nil {
 		return err
 	}

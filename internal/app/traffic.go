@@ -60,6 +60,9 @@ type countingBlob struct {
 	n *atomic.Int64
 }
 
+// Unwrap is the store counted, for blob.NewBatch.
+func (b countingBlob) Unwrap() blob.Store { return b.Store }
+
 // Get opens the object and counts the bytes read from it.
 func (b countingBlob) Get(ctx context.Context, key string, rng *blob.Range) (io.ReadCloser, blob.Info, error) {
 	rc, info, err := b.Store.Get(ctx, key, rng)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -48,6 +49,9 @@ type FS struct {
 	root  string // absolute, cleaned
 	under string // root with a trailing separator: every object path starts with it
 	tmp   string // root/.tmp
+	// bufs are Put's copy buffers, reused: an import puts thousands of
+	// small objects.
+	bufs *sync.Pool
 }
 
 var _ Store = (*FS)(nil)
@@ -81,7 +85,8 @@ func NewFS(root string) (*FS, error) {
 	if err := probeWritable(abs); err != nil {
 		return nil, fmt.Errorf("blob: objects dir %s is not writable: %w; fix its permissions or set MONITOR_DATA_DIR", abs, unwrapPath(err))
 	}
-	f := &FS{root: abs, under: abs, tmp: filepath.Join(abs, tmpDirName)}
+	f := &FS{root: abs, under: abs, tmp: filepath.Join(abs, tmpDirName),
+		bufs: &sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}}
 	if !strings.HasSuffix(abs, string(filepath.Separator)) {
 		f.under += string(filepath.Separator)
 	}
@@ -127,8 +132,9 @@ func (f *FS) Put(ctx context.Context, key string, r io.Reader) (info Info, err e
 	}()
 
 	h := sha256.New()
-	buf := make([]byte, copyBufSize)
-	size, err := io.CopyBuffer(io.MultiWriter(tmp, h), ctxReader{ctx: ctx, r: r}, buf)
+	bp := f.bufs.Get().(*[]byte)
+	size, err := io.CopyBuffer(io.MultiWriter(tmp, h), ctxReader{ctx: ctx, r: r}, *bp)
+	f.bufs.Put(bp)
 	if err != nil {
 		return Info{}, err
 	}
@@ -458,4 +464,60 @@ func (c ctxReader) Read(p []byte) (int, error) {
 type sectionReadCloser struct {
 	*io.SectionReader
 	io.Closer
+}
+
+// putNew writes the object at a key that must not exist yet straight to
+// its file, without staging, a rename or a sync: a batch's put
+// (fsBatch). A reader could see the file while it is written, so it is
+// only for keys nothing reads until the batch is synced and recorded
+// (a pending object's); a failed write removes the file, and a crash
+// leaves it to the collector of pending objects.
+func (f *FS) putNew(ctx context.Context, key string, r io.Reader) (info Info, err error) {
+	dst, err := f.path(key)
+	if err != nil {
+		return Info{}, fmt.Errorf("blob: put: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("blob: put %s: %w", key, err)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return Info{}, err
+	}
+	open := func() (*os.File, error) { return os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, filePerm) }
+	file, err := open()
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dst), dirPerm); err != nil {
+			return Info{}, err
+		}
+		file, err = open()
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = file.Close()
+			_ = os.Remove(dst)
+		}
+	}()
+	h := sha256.New()
+	bp := f.bufs.Get().(*[]byte)
+	size, err := io.CopyBuffer(io.MultiWriter(file, h), ctxReader{ctx: ctx, r: r}, *bp)
+	f.bufs.Put(bp)
+	if err != nil {
+		return Info{}, err
+	}
+	st, err := file.Stat()
+	if err != nil {
+		return Info{}, err
+	}
+	done = true
+	if err := file.Close(); err != nil {
+		_ = os.Remove(dst)
+		return Info{}, err
+	}
+	return Info{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil)), ModTime: st.ModTime()}, nil
 }

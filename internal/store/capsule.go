@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -151,10 +153,25 @@ func (s *Store) ObjectsInsertPending(ctx context.Context, objs []Object) error {
 	if len(objs) == 0 {
 		return nil
 	}
+	// Many rows a statement: an import records thousands.
+	const chunk = 200
 	return s.InTx(ctx, func(tx *Tx) error {
-		for _, o := range objs {
-			if err := tx.ObjectInsertPending(ctx, o); err != nil {
-				return err
+		at := tx.now()
+		for start := 0; start < len(objs); start += chunk {
+			part := objs[start:min(start+chunk, len(objs))]
+			var q strings.Builder
+			q.WriteString(`INSERT INTO objects (id, tenant_id, key, state, created_at, updated_at) VALUES `)
+			args := []any{at}
+			for i, o := range part {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				n := len(args)
+				q.WriteString("($" + itoa(n+1) + ", $" + itoa(n+2) + ", $" + itoa(n+3) + ", 'pending', $1, $1)")
+				args = append(args, o.ID, o.TenantID, o.Key)
+			}
+			if _, err := tx.tx.ExecContext(ctx, q.String(), args...); err != nil {
+				return wrap(tx.d, "insert objects", err)
 			}
 		}
 		return nil
@@ -196,4 +213,157 @@ func (s *Store) ObjectsMarkGarbage(ctx context.Context, ids []uuid.UUID) error {
 		}
 		return nil
 	})
+}
+
+// ImportLookup is what an import finds of one collection among what the
+// tenant may see, in one query: whether the tenant saved the public
+// collection, and the tenant's private copy (its identity) with whether
+// the tenant saved it.
+type ImportLookup struct {
+	PublicSaved bool
+	// Private is the private copy's id, uuid.Nil when there is none.
+	Private      uuid.UUID
+	PrivateSaved bool
+}
+
+// CollectionImportLookup looks up, for an import, the public collection
+// publicID and the collection with private's identity (data scope,
+// platform, access scope, entity type, object scope, external id).
+func (tx *Tx) CollectionImportLookup(ctx context.Context, tenantID, publicID uuid.UUID, private Collection) (ImportLookup, error) {
+	var l ImportLookup
+	var id uuid.NullUUID
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT EXISTS (SELECT 1 FROM tenant_collections WHERE tenant_id = $1 AND collection_id = $2),
+			c.id,
+			EXISTS (SELECT 1 FROM tenant_collections t WHERE t.tenant_id = $1 AND t.collection_id = c.id)
+		 FROM (SELECT 1 AS one) AS one
+		 LEFT JOIN collections c ON c.data_scope = $3 AND c.platform = $4 AND c.access_scope = $5 AND c.entity_type = $6
+			AND c.object_scope = $7 AND c.external_id = $8`,
+		tenantID, publicID, private.DataScope, private.Platform, private.AccessScope, private.EntityType, private.ObjectScope,
+		private.ExternalID).Scan(&l.PublicSaved, &id, &l.PrivateSaved)
+	if id.Valid {
+		l.Private = id.UUID
+	}
+	return l, wrap(tx.d, "look up imported collection", err)
+}
+
+// TenantCollectionInsert records the tenant's reference to a collection
+// the transaction created: TenantCollectionSaveAt without its checks,
+// which a collection nobody else can see yet passes.
+func (tx *Tx) TenantCollectionInsert(ctx context.Context, tenantID, collectionID uuid.UUID, savedAt time.Time) error {
+	_, err := tx.tx.ExecContext(ctx,
+		`INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at) VALUES ($1, $2, $3, $4)`,
+		tenantID, collectionID, savedAt.UTC().Truncate(time.Microsecond), tx.now())
+	return wrap(tx.d, "save collection", err)
+}
+
+// ExportRows are what an export writes of some collections, read in a
+// few queries for all of them instead of several for each.
+type ExportRows struct {
+	// Revisions are each collection's revisions, by collection, in chain
+	// order (oldest first).
+	Revisions map[uuid.UUID][]Revision
+	// EntityIDs are each revision's entities by graph key, by revision.
+	EntityIDs map[uuid.UUID]map[string]uuid.UUID
+	// Assets are each capture's assets in order, by capture.
+	Assets map[uuid.UUID][]Asset
+	// ObjectKeys are the blob store keys of the assets' blobs, by blob id.
+	ObjectKeys map[uuid.UUID]string
+}
+
+// exportChunk is how many ids one export query names.
+const exportChunk = 200
+
+// ExportRead reads the revisions of the collections, with their entities
+// and their captures' assets and media keys, in one read.
+func (s *Store) ExportRead(ctx context.Context, collectionIDs []uuid.UUID) (ExportRows, error) {
+	out := ExportRows{Revisions: map[uuid.UUID][]Revision{}, EntityIDs: map[uuid.UUID]map[string]uuid.UUID{},
+		Assets: map[uuid.UUID][]Asset{}, ObjectKeys: map[uuid.UUID]string{}}
+	err := s.view(ctx, func(q querier) error {
+		var revIDs, captureIDs []uuid.UUID
+		if err := inChunks(ctx, q, collectionIDs,
+			`SELECT `+revisionColumns+` FROM revisions WHERE collection_id IN (%s) ORDER BY collection_id, chain_seq, created_at, id`,
+			func(rows *sql.Rows) error {
+				r, err := scanRevision(rows)
+				if err != nil {
+					return err
+				}
+				out.Revisions[r.CollectionID] = append(out.Revisions[r.CollectionID], r)
+				revIDs, captureIDs = append(revIDs, r.ID), append(captureIDs, r.CaptureID)
+				return nil
+			}); err != nil {
+			return err
+		}
+		if err := inChunks(ctx, q, revIDs,
+			`SELECT re.revision_id, re.graph_key, ev.entity_id FROM revision_entities re JOIN entity_versions ev ON ev.id = re.entity_version_id
+			 WHERE re.revision_id IN (%s)`,
+			func(rows *sql.Rows) error {
+				var rev, id uuid.UUID
+				var key string
+				if err := rows.Scan(&rev, &key, &id); err != nil {
+					return err
+				}
+				if out.EntityIDs[rev] == nil {
+					out.EntityIDs[rev] = map[string]uuid.UUID{}
+				}
+				out.EntityIDs[rev][key] = id
+				return nil
+			}); err != nil {
+			return err
+		}
+		return inChunks(ctx, q, captureIDs,
+			`SELECT `+assetColumns+`, COALESCE((SELECT o.key FROM objects o WHERE o.id = b.object_id), '')`+assetFrom+`
+			 WHERE a.capture_id IN (%s) ORDER BY a.capture_id, a.position`,
+			func(rows *sql.Rows) error {
+				var key string
+				a, err := scanAsset(scanExtra{rows, []any{&key}})
+				if err != nil {
+					return err
+				}
+				out.Assets[a.CaptureID] = append(out.Assets[a.CaptureID], a)
+				if a.BlobID != nil && key != "" {
+					out.ObjectKeys[*a.BlobID] = key
+				}
+				return nil
+			})
+	})
+	return out, wrap(s.d, "read collections to export", err)
+}
+
+// scanExtra scans a row's leading columns into what a scan function asks
+// for and the rest into extra.
+type scanExtra struct {
+	row   interface{ Scan(...any) error }
+	extra []any
+}
+
+func (s scanExtra) Scan(dest ...any) error { return s.row.Scan(append(dest, s.extra...)...) }
+
+// inChunks runs query, whose %s is a list of parameters, over ids a chunk
+// at a time, calling fn on every row.
+func inChunks(ctx context.Context, q querier, ids []uuid.UUID, query string, fn func(*sql.Rows) error) error {
+	for start := 0; start < len(ids); start += exportChunk {
+		part := ids[start:min(start+exportChunk, len(ids))]
+		marks := make([]string, len(part))
+		args := make([]any, len(part))
+		for i, id := range part {
+			marks[i], args[i] = "$"+itoa(i+1), id
+		}
+		if err := func() error {
+			rows, err := q.QueryContext(ctx, fmt.Sprintf(query, strings.Join(marks, ", ")), args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				if err := fn(rows); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		}(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -35,28 +35,24 @@ type EntityVersion struct {
 // both ids.
 func (tx *Tx) EntityUpsertVersion(ctx context.Context, e Entity, v EntityVersion) (entityID, versionID uuid.UUID, err error) {
 	at := tx.now()
-	if _, err := tx.tx.ExecContext(ctx,
+	// Each insert returns the row's id whether it inserted it or found it:
+	// on a conflict it "updates" a column to its own value, so RETURNING
+	// has the row, instead of a second query for it.
+	if err := tx.tx.QueryRowContext(ctx,
 		`INSERT INTO entities (id, data_scope, access_scope, visibility, platform, entity_type, external_id, tenant_id, created_at, updated_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-		 ON CONFLICT (data_scope, platform, access_scope, entity_type, external_id) DO NOTHING`,
-		uuid.Must(uuid.NewV7()), e.DataScope, e.AccessScope, e.Visibility, e.Platform, e.Type, e.ExternalID, e.TenantID, at); err != nil {
+		 ON CONFLICT (data_scope, platform, access_scope, entity_type, external_id) DO UPDATE SET external_id = entities.external_id
+		 RETURNING id`,
+		uuid.Must(uuid.NewV7()), e.DataScope, e.AccessScope, e.Visibility, e.Platform, e.Type, e.ExternalID, e.TenantID, at).Scan(&entityID); err != nil {
 		return uuid.Nil, uuid.Nil, wrap(tx.d, "insert entity", err)
 	}
 	if err := tx.tx.QueryRowContext(ctx,
-		`SELECT id FROM entities WHERE data_scope = $1 AND platform = $2 AND access_scope = $3 AND entity_type = $4 AND external_id = $5`,
-		e.DataScope, e.Platform, e.AccessScope, e.Type, e.ExternalID).Scan(&entityID); err != nil {
-		return uuid.Nil, uuid.Nil, wrap(tx.d, "get entity", err)
-	}
-	if _, err := tx.tx.ExecContext(ctx,
 		`INSERT INTO entity_versions (id, entity_id, data_scope, data_json, schema_json, content_hash, created_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7)
-		 ON CONFLICT (entity_id, content_hash) DO NOTHING`,
-		uuid.Must(uuid.NewV7()), entityID, e.DataScope, string(v.Data), string(v.Schema), v.ContentHash, at); err != nil {
+		 ON CONFLICT (entity_id, content_hash) DO UPDATE SET content_hash = entity_versions.content_hash
+		 RETURNING id`,
+		uuid.Must(uuid.NewV7()), entityID, e.DataScope, string(v.Data), string(v.Schema), v.ContentHash, at).Scan(&versionID); err != nil {
 		return uuid.Nil, uuid.Nil, wrap(tx.d, "insert entity version", err)
-	}
-	if err := tx.tx.QueryRowContext(ctx,
-		`SELECT id FROM entity_versions WHERE entity_id = $1 AND content_hash = $2`, entityID, v.ContentHash).Scan(&versionID); err != nil {
-		return uuid.Nil, uuid.Nil, wrap(tx.d, "get entity version", err)
 	}
 	_, err = tx.tx.ExecContext(ctx,
 		`UPDATE entities SET latest_version_id = $2, updated_at = $3 WHERE id = $1`, entityID, versionID, at)

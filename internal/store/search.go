@@ -53,6 +53,33 @@ func (tx *Tx) SearchIndexRevision(ctx context.Context, revisionID uuid.UUID) err
 	return wrap(tx.d, "index revision for search", err)
 }
 
+// SearchIndexRevisions writes the search index rows of many revisions
+// inserted in this transaction, a few hundred a statement. An import
+// indexes its revisions this way at its end: SQLite's full-text table
+// writes what it holds at the start of every later statement of the
+// transaction, so one row a statement would write one index segment for
+// each revision.
+func (tx *Tx) SearchIndexRevisions(ctx context.Context, ids []uuid.UUID) error {
+	q, err := searchIndexSQL(tx.d)
+	if err != nil {
+		return err
+	}
+	base := strings.TrimSuffix(q, ` WHERE r.id = $1 ON CONFLICT (revision_id) DO NOTHING`)
+	const chunk = 500
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		marks := make([]string, len(part))
+		args := make([]any, len(part))
+		for i, id := range part {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		if _, err := tx.tx.ExecContext(ctx, base+` WHERE r.id IN (`+strings.Join(marks, ", ")+`) ON CONFLICT (revision_id) DO NOTHING`, args...); err != nil {
+			return wrap(tx.d, "index revisions for search", err)
+		}
+	}
+	return nil
+}
+
 // SearchExpr is a search condition, built by the caller from a parsed
 // query. Op is one of:
 //

@@ -158,7 +158,7 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 				}
 			}
 			res.Collections++
-			return pool.add(fileJob{path: p, coll: c, media: media, encode: encode})
+			return pool.add(fileJob{path: p, coll: c, media: media, encode: encode, keys: ec.MediaKeys})
 		})
 	missing, werr := pool.wait()
 	if err == nil {
@@ -361,8 +361,8 @@ func (w *writer) write(name string, data []byte) error {
 	return nil
 }
 
-func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, ref mediaRef, buf []byte) error {
-	rc, _, err := a.OpenMedia(ctx, tenantID, ref.sha, nil)
+func (w *writer) copyMedia(ctx context.Context, a *app.App, tenantID uuid.UUID, keys map[string]string, ref mediaRef, buf []byte) error {
+	rc, err := a.OpenExportedMedia(ctx, tenantID, keys, ref.sha)
 	if err != nil {
 		return err
 	}
@@ -396,6 +396,9 @@ type fileJob struct {
 	media []mediaRef
 	// encode, when set, writes the file in another flavor than Monitor's.
 	encode func() ([]byte, error)
+	// keys are the blob store keys of the collection's media
+	// (app.ExportedCollection.MediaKeys).
+	keys map[string]string
 }
 
 // filePool writes collections and copies their media on a few workers,
@@ -432,7 +435,7 @@ func (p *filePool) run(w *writer, a *app.App, tenantID uuid.UUID, j fileJob, buf
 	}
 	var missing []MissingMedia
 	for _, ref := range j.media {
-		if err := w.copyMedia(p.ctx, a, tenantID, ref, buf); err != nil {
+		if err := w.copyMedia(p.ctx, a, tenantID, j.keys, ref, buf); err != nil {
 			if p.ctx.Err() != nil {
 				return
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -84,18 +85,57 @@ func dirSize(t testing.TB, dir string) int64 {
 	return n
 }
 
-// BenchmarkCapsule imports a generated capsule into a fresh SQLite
-// instance, exports it again and builds its site, reporting each step in
-// collections per second and the capsule's size. Run it once:
+// benchDriver is the database the capsule benchmark runs on:
+// MONITOR_BENCH_STORE, sqlite (the default) or postgres.
+func benchDriver() string {
+	if d := os.Getenv("MONITOR_BENCH_STORE"); d != "" {
+		return d
+	}
+	return "sqlite"
+}
+
+// heapPeak samples the heap in use every few milliseconds until stop is
+// called, which returns the highest sample in MiB.
+func heapPeak() (stop func() float64) {
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var m runtime.MemStats
+		var hi uint64
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&m)
+			hi = max(hi, m.HeapInuse)
+			select {
+			case <-done:
+				peak <- hi
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() float64 { close(done); return float64(<-peak) / (1 << 20) }
+}
+
+// BenchmarkCapsule imports a generated capsule into a fresh instance,
+// exports it again and builds its site, reporting each step in
+// collections per second, the peak heap of import and export, and the
+// capsule's size. Run it once:
 //
 //	MONITOR_BENCH_COLLECTIONS=10000 go test -run '^$' -bench Capsule -benchtime 1x ./internal/capsule/importer
+//
+// MONITOR_BENCH_STORE=postgres runs it on PostgreSQL
+// (MONITOR_TEST_POSTGRES_URL).
 func BenchmarkCapsule(b *testing.B) {
 	n := benchCollections()
 	ctx := context.Background()
 	gen := filepath.Join(b.TempDir(), "generated")
 	generateCapsule(b, gen, n)
 	for b.Loop() {
-		in := capsuletest.New(b, storetest.New(b, "sqlite"))
+		in := capsuletest.New(b, storetest.New(b, benchDriver()))
+		runtime.GC()
+		stopImport := heapPeak()
 		tenant := in.Tenant(b, "bench", nil)
 
 		start := time.Now()
@@ -109,7 +149,10 @@ func BenchmarkCapsule(b *testing.B) {
 		require.NoError(b, err)
 		require.Len(b, rep.Created, n)
 		imported := time.Since(start)
+		importHeap := stopImport()
 		require.NoError(b, src.Close())
+		runtime.GC()
+		stopExport := heapPeak()
 
 		out := filepath.Join(b.TempDir(), "capsule")
 		start = time.Now()
@@ -118,6 +161,7 @@ func BenchmarkCapsule(b *testing.B) {
 		require.NoError(b, err)
 		require.Equal(b, n, ex.Collections)
 		exported := time.Since(start)
+		exportHeap := stopExport()
 
 		start = time.Now()
 		src, err = capsule.Open(out)
@@ -133,6 +177,8 @@ func BenchmarkCapsule(b *testing.B) {
 		b.ReportMetric(float64(n)/imported.Seconds(), "import-coll/s")
 		b.ReportMetric(float64(n)/exported.Seconds(), "export-coll/s")
 		b.ReportMetric(float64(n)/built.Seconds(), "build-coll/s")
+		b.ReportMetric(importHeap, "import-heap-MiB")
+		b.ReportMetric(exportHeap, "export-heap-MiB")
 		b.ReportMetric(float64(dirSize(b, out))/(1<<20), "capsule-MiB")
 	}
 }
