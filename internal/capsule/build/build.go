@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"maps"
 	"net/url"
@@ -24,6 +25,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -270,6 +272,37 @@ type post struct {
 	path    string // the collection file, from the capsule root
 	author  string // the author's slug
 	profile string // the graph key of the author's profile entity ("": none)
+
+	// card is the post's card for list pages, rendered on a worker by
+	// the first list page that shows it and joined by the others.
+	cardOnce sync.Once
+	card     web.PostCard
+	cardErr  error
+}
+
+// cardOf is the post's card, rendered once.
+func (s *site) cardOf(p *post) (web.PostCard, error) {
+	p.cardOnce.Do(func() { p.card, p.cardErr = s.r.Card(p.Post) })
+	return p.card, p.cardErr
+}
+
+// cards gives a list page its posts' cards drawn once for the whole
+// build; a page whose root they cannot take renders them itself.
+func (s *site) cards(pg *web.Page, posts []*post) error {
+	list := make([]template.HTML, 0, len(posts))
+	for _, p := range posts {
+		c, err := s.cardOf(p)
+		if err != nil {
+			return err
+		}
+		h, ok := c.HTML(pg.Root)
+		if !ok {
+			return nil
+		}
+		list = append(list, h)
+	}
+	pg.List.Cards = list
+	return nil
 }
 
 func (s *site) post(e check.Entry) *post {
@@ -514,7 +547,8 @@ func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile
 	}
 	for n := 1; n <= pages; n++ {
 		list := &web.PostList{Heading: heading, Intro: intro, Profile: profile, Page: n, Pages: pages}
-		for _, p := range posts[(n-1)*size : min(n*size, len(posts))] {
+		shown := posts[(n-1)*size : min(n*size, len(posts))]
+		for _, p := range shown {
 			list.Posts = append(list.Posts, p.Post)
 		}
 		if n > 1 {
@@ -529,7 +563,8 @@ func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile
 		} else if n > 1 {
 			title = s.t("build.heading_page", heading, n)
 		}
-		s.page(url(n), "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list})
+		pg := &web.Page{Site: s.info, Title: title, Nav: nav, List: list}
+		s.submitPage(url(n), "list.html", pg, func() error { return s.cards(pg, shown) })
 	}
 }
 
@@ -538,7 +573,11 @@ func (s *site) t(key string, args ...any) string { return s.r.T(s.info.Language,
 
 // page renders one page at a path from the site root, on the pool: pg
 // is not touched again once handed over.
-func (s *site) page(rel, tmpl string, pg *web.Page) {
+func (s *site) page(rel, tmpl string, pg *web.Page) { s.submitPage(rel, tmpl, pg, nil) }
+
+// submitPage is page with a step that completes pg on the worker before
+// it is rendered (nil: none).
+func (s *site) submitPage(rel, tmpl string, pg *web.Page, prepare func() error) {
 	if pg.Root == "" {
 		pg.Root = strings.Repeat("../", strings.Count(rel, "/"))
 	}
@@ -551,7 +590,14 @@ func (s *site) page(rel, tmpl string, pg *web.Page) {
 	}
 	file := filepath.Join(s.root, filepath.FromSlash(rel))
 	collection := tmpl == "post.html"
-	s.pool.submit(func(p *pool) error { return p.render(s.r, file, rel, tmpl, pg, collection) })
+	s.pool.submit(func(p *pool) error {
+		if prepare != nil {
+			if err := prepare(); err != nil {
+				return err
+			}
+		}
+		return p.render(s.r, file, rel, tmpl, pg, collection)
+	})
 }
 
 // write writes a file that is not a page, at a path from the site root.
