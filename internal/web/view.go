@@ -107,10 +107,13 @@ type PostList struct {
 	// the archive has their profile.
 	Profile *Profile
 	Posts   []*Post
-	Prev    string
-	Next    string
-	Page    int
-	Pages   int
+	// Cards, when set, are the posts' cards already drawn for this page
+	// (Renderer.Card, PostCard.HTML), shown in place of Posts.
+	Cards []template.HTML
+	Prev  string
+	Next  string
+	Page  int
+	Pages int
 }
 
 // Post is one collection as pages show it. URLs are relative to the site

@@ -50,6 +50,8 @@ type Renderer struct {
 	// bufs are page buffers (*bytes.Buffer) kept between renders: the
 	// static build renders thousands of pages.
 	bufs sync.Pool
+	// rootMark stands for the page's root in a PostCard (card.go).
+	rootMark string
 }
 
 // New parses the templates and hashes the static files.
@@ -58,7 +60,7 @@ func New() (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Renderer{pages: map[string]*template.Template{}, assets: map[string]Asset{}, cat: cat}
+	r := &Renderer{pages: map[string]*template.Template{}, assets: map[string]Asset{}, cat: cat, rootMark: newRootMark()}
 	statics, err := fs.ReadDir(content, "static")
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)

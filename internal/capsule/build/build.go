@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"maps"
 	"net/url"
@@ -24,6 +25,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -85,6 +88,17 @@ type site struct {
 	media    map[string]string // output path → capsule path
 	urls     []string          // pages for the sitemap, from the root
 	pool     *pool             // renders and writes, in parallel
+	listJobs []listJob         // list pages, before they go to the pool
+}
+
+// listJob is a list page ready to render. List pages go to the pool in
+// the order of the newest post each shows last, not list by list, so
+// that a post's card is drawn, shown on the home page, its author's and
+// its tags' pages and let go within a window of the posts instead of
+// being held from the first list to the last.
+type listJob struct {
+	last int // where the page's last post is in the site's order (-1: none)
+	run  func(p *pool) error
 }
 
 // Build writes the site for a capsule that check found free of errors.
@@ -147,6 +161,9 @@ func Build(ctx context.Context, src *capsule.Source, res *check.Result, opts Opt
 		}
 		return posts[i].ID > posts[j].ID
 	})
+	for i, p := range posts {
+		p.index = i
+	}
 
 	s.pool = newPool(opts.Progress, len(posts))
 	if err = s.proofs(posts); err == nil {
@@ -180,8 +197,10 @@ func (s *site) render(ctx context.Context, posts []*post, opts Options) error {
 		if s.pool.failed() {
 			return nil
 		}
-		pg := &web.Page{Site: s.info, Title: p.Title, Nav: "home", Post: p.Post}
-		s.page(p.URL, "post.html", pg)
+		// The page draws a copy of the post that has its entity.
+		pp := *p.Post
+		pg := &web.Page{Site: s.info, Title: p.Title, Nav: "home", Post: &pp}
+		s.pool.submit(s.plan(p.URL, "post.html", pg, func() error { pp.Entity = p.entity(); return nil }))
 	}
 	s.lists(posts, opts.PageSize)
 	if err := s.extras(posts, opts.Now); err != nil {
@@ -270,6 +289,45 @@ type post struct {
 	path    string // the collection file, from the capsule root
 	author  string // the author's slug
 	profile string // the graph key of the author's profile entity ("": none)
+
+	index int // where it is in the site's order, newest first
+
+	// card is the post's card for list pages, rendered on a worker by
+	// the first list page that shows it and joined by the others, and
+	// let go by the last: cardUses is how many list pages show it (home,
+	// its author's and one per tag).
+	cardOnce sync.Once
+	card     web.PostCard
+	cardErr  error
+	cardUses atomic.Int32
+}
+
+// cardOf is the post's card, rendered once.
+func (s *site) cardOf(p *post) (web.PostCard, error) {
+	p.cardOnce.Do(func() { p.card, p.cardErr = s.r.Card(p.Post) })
+	return p.card, p.cardErr
+}
+
+// cards gives a list page its posts' cards drawn once for the whole
+// build; a page whose root they cannot take renders them itself.
+func (s *site) cards(pg *web.Page, posts []*post) error {
+	list := make([]template.HTML, 0, len(posts))
+	for _, p := range posts {
+		c, err := s.cardOf(p)
+		if err != nil {
+			return err
+		}
+		h, ok := c.HTML(pg.Root)
+		if !ok {
+			return nil
+		}
+		list = append(list, h)
+		if p.cardUses.Add(-1) == 0 {
+			p.card = web.PostCard{}
+		}
+	}
+	pg.List.Cards = list
+	return nil
 }
 
 func (s *site) post(e check.Entry) *post {
@@ -324,9 +382,12 @@ func (s *site) post(e check.Entry) *post {
 		p.Quoted = s.quote(&c, q)
 	}
 	// The post page draws the post with its type's renderer, as the live
-	// item page does (web.BuildEntity); nil keeps the fields above.
-	p.Entity = web.BuildEntity(s.graph(&c.Graph), p.Media)
-	return &post{Post: p, c: &c, path: e.Path, author: slug, profile: profileKey(&c.Graph)}
+	// item page does (web.BuildEntity, on the worker: entity); here only
+	// the graph's files are noted for the copy.
+	s.graphFiles(&c.Graph)
+	out := &post{Post: p, c: &c, path: e.Path, author: slug, profile: profileKey(&c.Graph)}
+	out.cardUses.Store(int32(2 + len(p.Tags)))
+	return out
 }
 
 func (s *site) mediaItem(sha, mime, file, kind, alt string, w, h int, sensitive bool, id string) web.Media {
@@ -351,9 +412,26 @@ func sitePath(sha, mime string) string {
 	return strings.TrimSuffix(out, path.Ext(out)) + ".bin"
 }
 
+// graphFiles notes the files of a graph's resources for the copy.
+func (s *site) graphFiles(g *capsule.Graph) {
+	for _, e := range g.Entities {
+		for _, r := range e.Resources {
+			if r.File != "" && r.SHA256 != "" {
+				s.media[sitePath(r.SHA256, r.Mime)] = r.File
+			}
+		}
+	}
+}
+
+// entity is the post as its type's renderer draws it, for its page;
+// nil keeps the post's own fields. It is made on the worker that
+// renders the page and let go after, so that the build does not hold
+// every post's twice.
+func (p *post) entity() *web.Entity { return web.BuildEntity(graph(&p.c.Graph), p.Media) }
+
 // graph is a capsule's graph as the web renderers read it, each resource
 // at its path on the site.
-func (s *site) graph(g *capsule.Graph) *web.Graph {
+func graph(g *capsule.Graph) *web.Graph {
 	out := &web.Graph{Root: g.Root}
 	for _, e := range g.Entities {
 		we := web.GraphEntity{Key: e.Key, Type: e.Type, Data: e.Data}
@@ -362,7 +440,6 @@ func (s *site) graph(g *capsule.Graph) *web.Graph {
 				continue
 			}
 			out := sitePath(r.SHA256, r.Mime)
-			s.media[out] = r.File
 			we.Resources = append(we.Resources, web.Resource{Purpose: r.Purpose, Kind: r.Kind, Mime: r.Mime, URL: out})
 		}
 		out.Entities = append(out.Entities, we)
@@ -493,6 +570,17 @@ func (s *site) lists(posts []*post, size int) {
 		s.paginate("tags/"+slug+"/", "#"+tagName[slug], "", "tags", nil, ps, size)
 		tags = append(tags, web.Link{Name: "#" + tagName[slug], URL: "tags/" + slug + "/index.html", Count: len(ps)})
 	}
+	// sitemap.xml has the pages in the order above; the pool gets them
+	// in the order of their posts.
+	slices.SortStableFunc(s.listJobs, func(a, b listJob) int { return a.last - b.last })
+	for i := range s.listJobs {
+		if s.pool.failed() {
+			break
+		}
+		s.pool.submit(s.listJobs[i].run)
+		s.listJobs[i] = listJob{} // a page drawn is let go
+	}
+	s.listJobs = nil
 	byName := func(l []web.Link) {
 		sort.Slice(l, func(i, j int) bool { return strings.ToLower(l[i].Name) < strings.ToLower(l[j].Name) })
 	}
@@ -514,7 +602,8 @@ func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile
 	}
 	for n := 1; n <= pages; n++ {
 		list := &web.PostList{Heading: heading, Intro: intro, Profile: profile, Page: n, Pages: pages}
-		for _, p := range posts[(n-1)*size : min(n*size, len(posts))] {
+		shown := posts[(n-1)*size : min(n*size, len(posts))]
+		for _, p := range shown {
 			list.Posts = append(list.Posts, p.Post)
 		}
 		if n > 1 {
@@ -529,7 +618,12 @@ func (s *site) paginate(prefix, heading, intro, nav string, profile *web.Profile
 		} else if n > 1 {
 			title = s.t("build.heading_page", heading, n)
 		}
-		s.page(url(n), "list.html", &web.Page{Site: s.info, Title: title, Nav: nav, List: list})
+		pg := &web.Page{Site: s.info, Title: title, Nav: nav, List: list}
+		last := -1
+		if len(shown) > 0 {
+			last = shown[len(shown)-1].index
+		}
+		s.listJobs = append(s.listJobs, listJob{last: last, run: s.plan(url(n), "list.html", pg, func() error { return s.cards(pg, shown) })})
 	}
 }
 
@@ -538,7 +632,12 @@ func (s *site) t(key string, args ...any) string { return s.r.T(s.info.Language,
 
 // page renders one page at a path from the site root, on the pool: pg
 // is not touched again once handed over.
-func (s *site) page(rel, tmpl string, pg *web.Page) {
+func (s *site) page(rel, tmpl string, pg *web.Page) { s.pool.submit(s.plan(rel, tmpl, pg, nil)) }
+
+// plan readies a page at a path from the site root, in the sitemap's
+// order, and is the pool's job that renders it; prepare, when set,
+// completes pg on the worker first.
+func (s *site) plan(rel, tmpl string, pg *web.Page, prepare func() error) func(p *pool) error {
 	if pg.Root == "" {
 		pg.Root = strings.Repeat("../", strings.Count(rel, "/"))
 	}
@@ -551,7 +650,14 @@ func (s *site) page(rel, tmpl string, pg *web.Page) {
 	}
 	file := filepath.Join(s.root, filepath.FromSlash(rel))
 	collection := tmpl == "post.html"
-	s.pool.submit(func(p *pool) error { return p.render(s.r, file, rel, tmpl, pg, collection) })
+	return func(p *pool) error {
+		if prepare != nil {
+			if err := prepare(); err != nil {
+				return err
+			}
+		}
+		return p.render(s.r, file, rel, tmpl, pg, collection)
+	}
 }
 
 // write writes a file that is not a page, at a path from the site root.
