@@ -290,7 +290,7 @@ func (a *App) AdminDecideJoin(ctx context.Context, d DecideJoin) (JoinRequestVie
 			return JoinRequestView{}, err
 		} else if stay != nil {
 			if err := a.store.InTx(ctx, func(tx *store.Tx) error {
-				return tx.JoinRequestNote(ctx, tenantID, r.ID, stay.Error())
+				return tx.JoinRequestNote(ctx, tenantID, r.ID, stay.Message)
 			}); err != nil {
 				return JoinRequestView{}, err
 			}
@@ -317,7 +317,7 @@ func (a *App) AdminDecideJoin(ctx context.Context, d DecideJoin) (JoinRequestVie
 // join asks the request's account to join and fills in the outcome. A
 // refusal that waiting may lift (a rate limit, Telegram unreachable) is
 // returned as stay: the request stays pending.
-func (a *App) join(ctx context.Context, r *store.JoinRequest) (stay error, err error) {
+func (a *App) join(ctx context.Context, r *store.JoinRequest) (stay *adapterapi.Error, err error) {
 	c, credential, err := a.connectionCredential(ctx, r.TenantID, r.ConnectionID)
 	if errors.Is(err, ErrConflict) {
 		r.State, r.Reason = store.JoinFailed, err.Error()
@@ -333,7 +333,7 @@ func (a *App) join(ctx context.Context, r *store.JoinRequest) (stay error, err e
 	var ae *adapterapi.Error
 	switch {
 	case errors.As(err, &ae) && ae.Retryable:
-		return errors.New(ae.Message), nil
+		return ae, nil
 	case errors.As(err, &ae):
 		r.State, r.Reason = store.JoinFailed, ae.Message
 		return nil, nil
