@@ -226,7 +226,7 @@ func settingKeys() []settingKey {
 		{name: "watch_per_user_limit", typ: "int", def: "3", help: "how many watches one tenant may have",
 			validate: intIn(0, 10000), apply: func(s *Settings, v string) { s.Watches.PerTenant = atoi(v) }},
 		{name: SettingAccountJoin, typ: "bool", def: "false",
-			help: "tenants may ask to join channels by invite link through their accounts (Telegram); an operator approves each request",
+			help:     "tenants may ask to join channels by invite link through their accounts (Telegram); an operator approves each request",
 			validate: boolValue, apply: func(s *Settings, v string) { s.AccountJoin = v == "true" }},
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
