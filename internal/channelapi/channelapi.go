@@ -110,10 +110,10 @@ const (
 	PathAccountRemove = "/channel/v1/work/{id}/account-remove" // POST AccountRemoveRequest → Connection
 	PathAccountFinish = "/channel/v1/work/{id}/account-finish" // POST Lease → AccountResult
 	// /join LINK: a request that the tenant's account join a channel.
-	PathJoin     = "/channel/v1/work/{id}/join" // POST JoinRequest → Join
-	PathCacheGet      = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
-	PathCachePut      = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
-	PathCacheDrop     = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
+	PathJoin      = "/channel/v1/work/{id}/join"   // POST JoinRequest → Join
+	PathCacheGet  = "/channel/v1/media-cache/get"  // POST CacheKey → CacheEntry (404 when absent)
+	PathCachePut  = "/channel/v1/media-cache/put"  // POST CacheEntry → Empty
+	PathCacheDrop = "/channel/v1/media-cache/drop" // POST CacheEntry → Empty (drops only if remote_id matches)
 )
 
 // Lease timing: the channel renews a claimed item, and the poll lease it
