@@ -91,7 +91,7 @@ func TestJoinApprovedThenArchived(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "pending", r.State)
 		require.Equal(t, "Harbour Watch", r.Title)
-		require.Equal(t, "https://t.me/+HarbourInvite01", r.Invite)
+		require.Equal(t, "https://t.me/+Harb…01", r.Invite, "shown masked")
 		require.Equal(t, "tenant:alice", r.AskedBy)
 		require.False(t, fake.Member(5550001), "asking joins nothing")
 

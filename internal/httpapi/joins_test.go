@@ -71,6 +71,7 @@ func TestJoinRoutes(t *testing.T) {
 			require.Equal(t, http.StatusCreated, status, r)
 			require.Equal(t, "pending", r["state"])
 			require.Equal(t, "Harbour Watch", r["title"])
+			require.Equal(t, "https://t.me/+Harb…01", r["invite"], "the code masked")
 			id := r["id"].(string)
 
 			status, _ = do(bob, http.MethodGet, "/v1/joins/"+id, "")
