@@ -114,6 +114,8 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 				adapterv1.Cap1(adapterv1.CapMediaStream),
 				adapterv1.Cap1(adapterv1.CapCredentialPrepare),
 				adapterv1.Cap1(adapterv1.CapConnectionCheck),
+				// Invite links, once an operator approved (protocol 1.2).
+				adapterv1.Cap1(adapterv1.CapAccountJoin),
 			},
 			EntityTypes:    []string{EntityTypeMessage, EntityTypeChannel},
 			MaxBatchSize:   maxBatchSize,

@@ -59,7 +59,8 @@ func resolve(raw string, account bool) *adapterv1.ResolveResponse {
 	switch {
 	case strings.HasPrefix(first, "+") || strings.HasPrefix(first, "%2b") || first == "joinchat":
 		return kit.ResolveError(adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
-			"this is an invite link to a private chat; Monitor does not join chats. Send a link to a post in a public channel (t.me/<channel>/<id>)")
+			"this is an invite link to a private chat, not a post: to archive its channel, ask to join it through your Telegram account "+
+				"(monitor account join, where the operator allows joining), then send the channel's link; or send a link to a post in a public channel (t.me/<channel>/<id>)")
 	case first == "c":
 		return resolvePrivate(segs[1:], account)
 	case first == "s":

@@ -30,7 +30,7 @@ const maxSecretRead = 64<<10 + 1
 func newAccountCmd(d *deps) *cobra.Command {
 	account := &cobra.Command{
 		Use:   "account",
-		Short: "A tenant's own accounts on platforms: add, list, check, revoke",
+		Short: "A tenant's own accounts on platforms: add, list, check, revoke, join channels",
 		Long: `A tenant connects its own account on a platform so that what only that account
 can see is archived, privately. The adapter's account provider turns what the
 platform's sign-in gave you (e.g. cookies) into its credential and checks it;
@@ -40,7 +40,8 @@ Adding needs MONITOR_MASTER_KEY (at least 16 random characters, e.g. from
 ` + "`openssl rand -base64 32`" + `), the same key every later use of the account needs.`,
 		Args: cobra.NoArgs,
 	}
-	account.AddCommand(newAccountAddCmd(d), newAccountListCmd(d), newAccountCheckCmd(d), newAccountRevokeCmd(d))
+	account.AddCommand(newAccountAddCmd(d), newAccountListCmd(d), newAccountCheckCmd(d), newAccountRevokeCmd(d),
+		newAccountJoinCmd(d), newAccountJoinsCmd(d))
 	return account
 }
 

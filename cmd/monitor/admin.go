@@ -29,7 +29,7 @@ func newAdminCmd(d *deps) *cobra.Command {
 	token.AddCommand(newTokenCreateCmd(d), newTokenListCmd(d), newTokenRevokeCmd(d))
 	admin.AddCommand(tenant, token, newLoginLinkCmd(d), newUsageCmd(d), newAuditCmd(d))
 	admin.AddCommand(newAdminOpsCmds(d)...)
-	admin.AddCommand(newWatchCmd(d), newDestinationCmd(d))
+	admin.AddCommand(newWatchCmd(d), newDestinationCmd(d), newAdminJoinCmd(d))
 	return admin
 }
 

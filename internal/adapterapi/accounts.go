@@ -95,3 +95,42 @@ func (r *Registry) CheckConnection(ctx context.Context, adapterID, provider stri
 	}
 	return resp, nil
 }
+
+// Join asks an account provider to make the credential's account a member
+// of a chat by an invite link, or with checkOnly only to read what the
+// invite is (capability account.join). The provider parses the link; a
+// refusal comes back as *Error with the adapter's words.
+func (r *Registry) Join(ctx context.Context, adapterID, provider string, credential []byte, invite string, checkOnly bool) (*adapterv1.JoinResponse, error) {
+	p, err := r.AccountProvider(adapterID, provider)
+	if err != nil {
+		return nil, err
+	}
+	a, _ := r.Get(adapterID)
+	if !hasCapability(p, adapterv1.CapAccountJoin, 0) {
+		return nil, &Error{Adapter: a.ID(), Code: adapterv1.ErrorCode_ERROR_CODE_UNSUPPORTED,
+			Message: fmt.Sprintf("provider %s cannot join chats (no %s capability)", p.GetId(), adapterv1.CapAccountJoin)}
+	}
+	cctx, cancel := context.WithTimeout(ctx, accountTimeout)
+	defer cancel()
+	resp, err := a.client.Join(cctx, &adapterv1.JoinRequest{ProviderId: p.GetId(), Credential: credential, Invite: invite, CheckOnly: checkOnly})
+	if err != nil {
+		return nil, a.callError("join", adapterv1.CapAccountJoin, err)
+	}
+	if pe := resp.GetError(); pe != nil {
+		return nil, fromProto(a.ID(), pe)
+	}
+	want := adapterv1.JoinState_JOIN_STATE_JOINED
+	if checkOnly {
+		want = adapterv1.JoinState_JOIN_STATE_CHECKED
+	}
+	switch s := resp.GetState(); {
+	case s == want, !checkOnly && s == adapterv1.JoinState_JOIN_STATE_REQUESTED,
+		checkOnly && s == adapterv1.JoinState_JOIN_STATE_JOINED:
+	default:
+		return nil, contractError(a.ID(), "join answered state %s to a request with check_only %t", s, checkOnly)
+	}
+	if resp.GetInvite() == "" {
+		return nil, contractError(a.ID(), "join answered no invite")
+	}
+	return resp, nil
+}

@@ -58,6 +58,10 @@ type Settings struct {
 	Notify NotifySettings
 	// Watches are the limits of watched sources (watches.go).
 	Watches WatchSettings
+	// AccountJoin: tenants may ask to join chats by invite link through
+	// their accounts, each request approved by an operator (joins.go).
+	// Off by default.
+	AccountJoin bool
 }
 
 // WatchSettings bound watched sources (seed 003's watch settings).
@@ -221,6 +225,9 @@ func settingKeys() []settingKey {
 			validate: intIn(0, 100000), apply: func(s *Settings, v string) { s.Watches.MaxSources = atoi(v) }},
 		{name: "watch_per_user_limit", typ: "int", def: "3", help: "how many watches one tenant may have",
 			validate: intIn(0, 10000), apply: func(s *Settings, v string) { s.Watches.PerTenant = atoi(v) }},
+		{name: SettingAccountJoin, typ: "bool", def: "false",
+			help:     "tenants may ask to join channels by invite link through their accounts (Telegram); an operator approves each request",
+			validate: boolValue, apply: func(s *Settings, v string) { s.AccountJoin = v == "true" }},
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
 			apply: func(*Settings, string) {}}, // read with SecretSetting

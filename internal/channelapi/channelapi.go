@@ -109,9 +109,11 @@ const (
 	PathAccountCancel = "/channel/v1/work/{id}/account-cancel" // POST Lease → Empty (404: none waiting)
 	PathAccountRemove = "/channel/v1/work/{id}/account-remove" // POST AccountRemoveRequest → Connection
 	PathAccountFinish = "/channel/v1/work/{id}/account-finish" // POST Lease → AccountResult
-	PathCacheGet      = "/channel/v1/media-cache/get"          // POST CacheKey → CacheEntry (404 when absent)
-	PathCachePut      = "/channel/v1/media-cache/put"          // POST CacheEntry → Empty
-	PathCacheDrop     = "/channel/v1/media-cache/drop"         // POST CacheEntry → Empty (drops only if remote_id matches)
+	// /join LINK: a request that the tenant's account join a channel.
+	PathJoin      = "/channel/v1/work/{id}/join"   // POST JoinRequest → Join
+	PathCacheGet  = "/channel/v1/media-cache/get"  // POST CacheKey → CacheEntry (404 when absent)
+	PathCachePut  = "/channel/v1/media-cache/put"  // POST CacheEntry → Empty
+	PathCacheDrop = "/channel/v1/media-cache/drop" // POST CacheEntry → Empty (drops only if remote_id matches)
 )
 
 // Lease timing: the channel renews a claimed item, and the poll lease it
@@ -950,6 +952,22 @@ type AccountDialog struct {
 	Adapter   AccountAdapter `json:"adapter"`
 	ChatID    int64          `json:"chat_id"`
 	ExpiresAt time.Time      `json:"expires_at"`
+}
+
+// JoinRequest asks that the tenant's default account of the invite's
+// platform join the channel of an invite link, pending an operator.
+type JoinRequest struct {
+	Owner  string `json:"owner"`
+	Invite string `json:"invite"`
+}
+
+// Join is a request to join a channel: pending, or joined at once when
+// the account is a member already (ChannelURL set).
+type Join struct {
+	ID         uuid.UUID `json:"id"`
+	Title      string    `json:"title"`
+	State      string    `json:"state"`
+	ChannelURL string    `json:"channel_url,omitempty"`
 }
 
 // AccountRemoveRequest revokes one of the tenant's connections.

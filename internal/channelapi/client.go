@@ -344,6 +344,12 @@ func (c *Client) AccountCancel(ctx context.Context, id uuid.UUID, owner string) 
 	return c.call(ctx, workPath(PathAccountCancel, id), Lease{Owner: owner}, &Empty{})
 }
 
+// Join asks that the tenant's account join a channel by invite link.
+func (c *Client) Join(ctx context.Context, id uuid.UUID, req JoinRequest) (Join, error) {
+	var r Join
+	return r, c.call(ctx, workPath(PathJoin, id), req, &r)
+}
+
 // AccountRemove revokes one of the tenant's connections.
 func (c *Client) AccountRemove(ctx context.Context, id uuid.UUID, req AccountRemoveRequest) (Connection, error) {
 	var r Connection

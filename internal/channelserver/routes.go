@@ -158,6 +158,10 @@ func (s *server) routes(mux *http.ServeMux) {
 		c, err := s.svc.ChannelAccountRemove(ctx, id, in.Owner, in.ConnectionID)
 		return connectionOf(c), err
 	}))
+	post(channelapi.PathJoin, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.JoinRequest) (channelapi.Join, error) {
+		r, err := s.svc.ChannelJoin(ctx, id, in.Owner, in.Invite)
+		return channelapi.Join{ID: r.ID, Title: r.Title, State: r.State, ChannelURL: r.ChannelURL}, err
+	}))
 	post(channelapi.PathAccountFinish, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountResult, error) {
 		r, err := s.svc.ChannelAccountFinish(ctx, id, in.Owner)
 		return accountResultOf(r), err

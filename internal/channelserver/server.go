@@ -94,6 +94,8 @@ type Service interface {
 	ChannelAccountCancel(ctx context.Context, id uuid.UUID, owner string) error
 	ChannelAccountRemove(ctx context.Context, id uuid.UUID, owner string, connectionID uuid.UUID) (app.ConnectionView, error)
 	ChannelAccountFinish(ctx context.Context, id uuid.UUID, owner string) (app.ChannelAccountResult, error)
+	// ChannelJoin is /join LINK (app.ErrForbidden while joining is off).
+	ChannelJoin(ctx context.Context, id uuid.UUID, owner, invite string) (app.JoinRequestView, error)
 	// ChannelMedia opens a media file of the item's delivery or of the
 	// tenant's saved collections; the caller closes it.
 	ChannelMedia(ctx context.Context, id uuid.UUID, owner, sha256 string) (io.ReadCloser, app.MediaFile, error)

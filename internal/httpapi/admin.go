@@ -10,6 +10,7 @@ type AdminService interface {
 	tenantAdmin
 	opsAdmin
 	watchAdmin
+	joinAdmin
 }
 
 // requireAdmin lets only admin tokens through; it runs after authenticate.

@@ -67,6 +67,8 @@ type Service interface {
 	watchService
 	// A tenant's accounts (connections.go).
 	connectionService
+	// Joining channels by invite link through them (joins.go).
+	joinService
 }
 
 // Deps is what the HTTP surface needs from the rest of core.
@@ -143,7 +145,7 @@ func (d Deps) routes() []route {
 		{http.MethodGet, "/v1/usage", bearer, d.usage},
 		{http.MethodGet, "/v1/adapters", bearer, d.adapters},
 		{http.MethodGet, "/v1/instance", public, d.instance},
-	}, append(append(d.watchRoutes(), d.connectionRoutes()...), d.adminRoutes()...)...)
+	}, append(append(append(d.watchRoutes(), d.connectionRoutes()...), d.joinRoutes()...), d.adminRoutes()...)...)
 }
 
 // NewHandler returns the HTTP handler with every route registered. Without

@@ -53,6 +53,46 @@ type Telegram struct {
 	// QR sign-in: the token shown now, whether a test scanned it, and
 	// the session that asked for it (to tell it of the scan).
 	qr qrState
+	// invites by hash (messages.checkChatInvite, importChatInvite).
+	invites map[string]*FakeInvite
+}
+
+// FakeInvite is an invite link of the fake Telegram to a channel the
+// account is not a member of yet.
+type FakeInvite struct {
+	Channel *tg.Channel
+	// RequestNeeded: the channel's admins accept each member
+	// (INVITE_REQUEST_SENT).
+	RequestNeeded bool
+	// Expired: the link was revoked or ran out (INVITE_HASH_EXPIRED).
+	Expired bool
+}
+
+// AddInvite makes hash an invite link (t.me/+hash) to inv.Channel; the
+// account becomes a member when it imports it.
+func (f *Telegram) AddInvite(hash string, inv FakeInvite) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if inv.Channel.Photo == nil {
+		inv.Channel.Photo = &tg.ChatPhotoEmpty{}
+	}
+	f.invites[hash] = &inv
+}
+
+// Member reports whether the account is a member of the channel.
+func (f *Telegram) Member(channelID int64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.memberLocked(channelID)
+}
+
+func (f *Telegram) memberLocked(channelID int64) bool {
+	for _, ch := range f.channels {
+		if ch.ID == channelID {
+			return true
+		}
+	}
+	return false
 }
 
 // qrState is the fake's QR login (auth.exportLoginToken).
@@ -112,6 +152,7 @@ func NewTelegram(t testing.TB) *Telegram {
 		files:    map[int64]*FakeFile{},
 		faults:   map[uint32][]*tgerr.Error{},
 		calls:    map[uint32]int{},
+		invites:  map[string]*FakeInvite{},
 	}
 	d := f.cluster.Dispatch(2, "server")
 	f.register(d)
@@ -382,6 +423,42 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 		}
 		return s.SendResult(req, &tg.AuthAuthorization{User: f.self})
 	})
+	f.handle(d, tg.MessagesCheckChatInviteRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.MessagesCheckChatInviteRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		inv, fault := f.inviteLocked(r.Hash)
+		if fault != nil {
+			return s.SendErr(req, fault)
+		}
+		if f.memberLocked(inv.Channel.ID) {
+			return s.SendResult(req, &tg.ChatInviteAlready{Chat: inv.Channel})
+		}
+		return s.SendResult(req, &tg.ChatInvite{Title: inv.Channel.Title, Channel: true, Broadcast: inv.Channel.Broadcast,
+			RequestNeeded: inv.RequestNeeded, Photo: &tg.PhotoEmpty{}, ParticipantsCount: 12})
+	})
+	f.handle(d, tg.MessagesImportChatInviteRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
+		var r tg.MessagesImportChatInviteRequest
+		if err := r.Decode(req.Buf); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		inv, fault := f.inviteLocked(r.Hash)
+		switch {
+		case fault != nil:
+			return s.SendErr(req, fault)
+		case f.memberLocked(inv.Channel.ID):
+			return s.SendErr(req, tgerr.New(400, "USER_ALREADY_PARTICIPANT"))
+		case inv.RequestNeeded:
+			return s.SendErr(req, tgerr.New(400, "INVITE_REQUEST_SENT"))
+		}
+		f.channels = append(f.channels, inv.Channel)
+		return s.SendResult(req, &tg.Updates{Chats: []tg.ChatClass{inv.Channel}, Date: int(time.Now().Unix())})
+	})
 	f.handle(d, tg.UsersGetUsersRequestTypeID, func(s *tgtest.Server, req *tgtest.Request) error {
 		return s.SendVector(req, f.self)
 	})
@@ -552,6 +629,20 @@ func (f *Telegram) register(d *tgtest.Dispatcher) {
 		}
 		return s.SendResult(req, &tg.UploadFile{Type: &tg.StorageFilePartial{}, Mtime: 1, Bytes: data})
 	})
+}
+
+// inviteLocked finds an invite, or Telegram's refusal of it.
+func (f *Telegram) inviteLocked(hash string) (*FakeInvite, *tgerr.Error) {
+	inv, ok := f.invites[hash]
+	switch {
+	case hash == "":
+		return nil, tgerr.New(400, "INVITE_HASH_EMPTY")
+	case !ok:
+		return nil, tgerr.New(400, "INVITE_HASH_INVALID")
+	case inv.Expired:
+		return nil, tgerr.New(400, "INVITE_HASH_EXPIRED")
+	}
+	return inv, nil
 }
 
 // SetQRLogin sets how long the fake's QR login tokens live (0: 30 s, as

@@ -267,3 +267,30 @@ func (j *job) finishAccount(ctx context.Context) (string, error) {
 	}
 	return text, nil
 }
+
+// cmdJoin asks that the tenant's Telegram account join a channel by its
+// invite link; an operator decides (monitor admin join).
+func (j *job) cmdJoin(ctx context.Context, args []string) error {
+	if j.up.PartsSent > 0 {
+		return nil
+	}
+	link := args[0]
+	if !strings.Contains(link, "://") {
+		link = "https://" + link
+	}
+	r, err := j.ch.core.Join(ctx, j.w.ID, channelapi.JoinRequest{Owner: j.ch.owner, Invite: link})
+	if msg, ok := userError(j.lang, err); ok {
+		return j.reply(ctx, outMessage{text: msg})
+	}
+	if err != nil {
+		return err
+	}
+	title := r.Title
+	if title == "" {
+		title = "—"
+	}
+	if r.State == "joined" {
+		return j.reply(ctx, outMessage{text: j.lang.t("join.joined", title, r.ChannelURL)})
+	}
+	return j.reply(ctx, outMessage{text: j.lang.t("join.pending", title, r.ID.String())})
+}

@@ -98,6 +98,7 @@ func newRegistry() *registry {
 			{name: "account_add", descKey: "cmd.account_add", privateOnly: true, run: (*job).cmdAccountAdd},
 			{name: "accounts", descKey: "cmd.accounts", privateOnly: true, run: (*job).cmdAccounts},
 			{name: "account_remove", descKey: "cmd.account_remove", privateOnly: true, run: (*job).cmdAccountRemove},
+			{name: "join", args: "LINK", descKey: "cmd.join", minArgs: 1, maxArgs: 1, privateOnly: true, run: (*job).cmdJoin},
 			{name: "cancel", args: "[LINK]", descKey: "cmd.cancel", maxArgs: 1, privateOnly: true, run: (*job).cmdCancel},
 			{name: "download", args: "[DESTINATION] LINK", descKey: "cmd.download", minArgs: 1, maxArgs: 2, privateOnly: true, run: (*job).cmdDownload},
 			{name: "pin", args: "[LINK]", descKey: "cmd.pin", maxArgs: 1, privateOnly: true, run: (*job).cmdPin},

@@ -71,6 +71,7 @@ var catalog = map[string]map[locale]string{
 	"cmd.account_add":    {langEN: "connect your own account of a platform, for posts only you may see (private chat only)", langZH: "连接你自己的平台账号，存档只有你能看到的帖子（仅限私聊）"},
 	"cmd.accounts":       {langEN: "your connected accounts (private chat only)", langZH: "你已连接的账号（仅限私聊）"},
 	"cmd.account_remove": {langEN: "remove a connected account and delete its credential (private chat only)", langZH: "移除已连接的账号并删除其凭据（仅限私聊）"},
+	"cmd.join":           {langEN: "ask that your Telegram account join a channel by its invite link; an operator approves (private chat only)", langZH: "请求用你的 Telegram 账号通过邀请链接加入频道，需管理员批准（仅限私聊）"},
 	"cmd.cancel":         {langEN: "stop archiving a link (reply to its ⏳ message, or add the link), or a running /account_add (private chat only)", langZH: "停止存档某个链接（回复它的 ⏳ 消息，或附上链接），或取消正在进行的 /account_add（仅限私聊）"},
 	"cmd.pin":            {langEN: "pin a result in your bound channel (reply to the result, or add the link; private chat only)", langZH: "在你绑定的频道中置顶某条结果（回复该结果，或附上链接；仅限私聊）"},
 	"cmd.download":       {langEN: "archive a link and upload it to your cloud drive instead of sending it here (private chat only)", langZH: "存档链接并上传到你的云盘，而不是发送到这里（仅限私聊）"},
@@ -185,6 +186,14 @@ var catalog = map[string]map[locale]string{
 	"account.expired": {
 		langEN: "⌛ The /account_add for %s waited 10 minutes without a credential and has ended; nothing was stored. Send /account_add to start again.",
 		langZH: "⌛ %s 的 /account_add 等待 10 分钟未收到凭据，已结束；没有保存任何内容。发送 /account_add 可重新开始。",
+	},
+	"join.pending": {
+		langEN: "Asked to join %s. An operator decides; the request is %s.",
+		langZH: "已请求加入 %s，等待管理员决定；请求编号 %s。",
+	},
+	"join.joined": {
+		langEN: "Your account is a member of %s already. Send its link to archive it: %s",
+		langZH: "你的账号已是 %s 的成员。发送其链接即可存档：%s",
 	},
 	"account.cancelled": {
 		langEN: "Cancelled: no account was added.",

@@ -1,8 +1,8 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
-// Protocol version 1.1 (independent of any adapter's software version; 1.1
+// Protocol version 1.2 (independent of any adapter's software version; 1.1
 // added ReadMedia, Media.stream_ref, ResolveRequest.account and the
-// scope_cache of FetchRequest and FetchResponse). Core
+// scope_cache of FetchRequest and FetchResponse; 1.2 added Join). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
@@ -339,6 +339,62 @@ func (x MediaKind) Number() protoreflect.EnumNumber {
 // Deprecated: Use MediaKind.Descriptor instead.
 func (MediaKind) EnumDescriptor() ([]byte, []int) {
 	return file_adapter_proto_rawDescGZIP(), []int{4}
+}
+
+// JoinState is what a Join came to.
+type JoinState int32
+
+const (
+	JoinState_JOIN_STATE_UNSPECIFIED JoinState = 0
+	// JOIN_STATE_CHECKED: check_only, the invite is valid.
+	JoinState_JOIN_STATE_CHECKED JoinState = 1
+	// JOIN_STATE_JOINED: the account is a member (also when it was already).
+	JoinState_JOIN_STATE_JOINED JoinState = 2
+	// JOIN_STATE_REQUESTED: the chat's admins must accept the account first.
+	JoinState_JOIN_STATE_REQUESTED JoinState = 3
+)
+
+// Enum value maps for JoinState.
+var (
+	JoinState_name = map[int32]string{
+		0: "JOIN_STATE_UNSPECIFIED",
+		1: "JOIN_STATE_CHECKED",
+		2: "JOIN_STATE_JOINED",
+		3: "JOIN_STATE_REQUESTED",
+	}
+	JoinState_value = map[string]int32{
+		"JOIN_STATE_UNSPECIFIED": 0,
+		"JOIN_STATE_CHECKED":     1,
+		"JOIN_STATE_JOINED":      2,
+		"JOIN_STATE_REQUESTED":   3,
+	}
+)
+
+func (x JoinState) Enum() *JoinState {
+	p := new(JoinState)
+	*p = x
+	return p
+}
+
+func (x JoinState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JoinState) Descriptor() protoreflect.EnumDescriptor {
+	return file_adapter_proto_enumTypes[5].Descriptor()
+}
+
+func (JoinState) Type() protoreflect.EnumType {
+	return &file_adapter_proto_enumTypes[5]
+}
+
+func (x JoinState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JoinState.Descriptor instead.
+func (JoinState) EnumDescriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{5}
 }
 
 // ProtocolVersion is the version of adapter.v1 a peer speaks.
@@ -2228,6 +2284,158 @@ func (x *CheckConnectionResponse) GetError() *Error {
 	return nil
 }
 
+type JoinRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ProviderId string                 `protobuf:"bytes,1,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// credential is the provider's private credential.
+	Credential []byte `protobuf:"bytes,2,opt,name=credential,proto3" json:"credential,omitempty"`
+	// invite is the invite link as the person gave it; the adapter parses it.
+	Invite string `protobuf:"bytes,3,opt,name=invite,proto3" json:"invite,omitempty"`
+	// check_only: read what the invite is (its chat's title), join nothing.
+	CheckOnly     bool `protobuf:"varint,4,opt,name=check_only,json=checkOnly,proto3" json:"check_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinRequest) Reset() {
+	*x = JoinRequest{}
+	mi := &file_adapter_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinRequest) ProtoMessage() {}
+
+func (x *JoinRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinRequest.ProtoReflect.Descriptor instead.
+func (*JoinRequest) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *JoinRequest) GetProviderId() string {
+	if x != nil {
+		return x.ProviderId
+	}
+	return ""
+}
+
+func (x *JoinRequest) GetCredential() []byte {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
+}
+
+func (x *JoinRequest) GetInvite() string {
+	if x != nil {
+		return x.Invite
+	}
+	return ""
+}
+
+func (x *JoinRequest) GetCheckOnly() bool {
+	if x != nil {
+		return x.CheckOnly
+	}
+	return false
+}
+
+type JoinResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When error is set nothing else counts.
+	Error *Error    `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
+	State JoinState `protobuf:"varint,2,opt,name=state,proto3,enum=monitor.adapter.v1.JoinState" json:"state,omitempty"`
+	// invite is the invite in its stable form (e.g. https://t.me/+HASH).
+	Invite string `protobuf:"bytes,3,opt,name=invite,proto3" json:"invite,omitempty"`
+	// title of the chat the invite leads to.
+	Title string `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	// channel is the chat as a target (a collection) the account can now
+	// read, when joined or already a member.
+	Channel       *Target `protobuf:"bytes,5,opt,name=channel,proto3" json:"channel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinResponse) Reset() {
+	*x = JoinResponse{}
+	mi := &file_adapter_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinResponse) ProtoMessage() {}
+
+func (x *JoinResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinResponse.ProtoReflect.Descriptor instead.
+func (*JoinResponse) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *JoinResponse) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+func (x *JoinResponse) GetState() JoinState {
+	if x != nil {
+		return x.State
+	}
+	return JoinState_JOIN_STATE_UNSPECIFIED
+}
+
+func (x *JoinResponse) GetInvite() string {
+	if x != nil {
+		return x.Invite
+	}
+	return ""
+}
+
+func (x *JoinResponse) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *JoinResponse) GetChannel() *Target {
+	if x != nil {
+		return x.Channel
+	}
+	return nil
+}
+
 var File_adapter_proto protoreflect.FileDescriptor
 
 const file_adapter_proto_rawDesc = "" +
@@ -2407,7 +2615,22 @@ const file_adapter_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\x02 \x01(\tR\taccountId\x12\x16\n" +
 	"\x06handle\x18\x03 \x01(\tR\x06handle\x12/\n" +
-	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error*P\n" +
+	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\"\x85\x01\n" +
+	"\vJoinRequest\x12\x1f\n" +
+	"\vprovider_id\x18\x01 \x01(\tR\n" +
+	"providerId\x12\x1e\n" +
+	"\n" +
+	"credential\x18\x02 \x01(\fR\n" +
+	"credential\x12\x16\n" +
+	"\x06invite\x18\x03 \x01(\tR\x06invite\x12\x1d\n" +
+	"\n" +
+	"check_only\x18\x04 \x01(\bR\tcheckOnly\"\xd8\x01\n" +
+	"\fJoinResponse\x12/\n" +
+	"\x05error\x18\x01 \x01(\v2\x19.monitor.adapter.v1.ErrorR\x05error\x123\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x1d.monitor.adapter.v1.JoinStateR\x05state\x12\x16\n" +
+	"\x06invite\x18\x03 \x01(\tR\x06invite\x12\x14\n" +
+	"\x05title\x18\x04 \x01(\tR\x05title\x124\n" +
+	"\achannel\x18\x05 \x01(\v2\x1a.monitor.adapter.v1.TargetR\achannel*P\n" +
 	"\bAuthMode\x12\x19\n" +
 	"\x15AUTH_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eAUTH_MODE_NONE\x10\x01\x12\x15\n" +
@@ -2442,14 +2665,20 @@ const file_adapter_proto_rawDesc = "" +
 	"\x10MEDIA_KIND_VIDEO\x10\x02\x12\x12\n" +
 	"\x0eMEDIA_KIND_GIF\x10\x03\x12\x14\n" +
 	"\x10MEDIA_KIND_AUDIO\x10\x04\x12\x17\n" +
-	"\x13MEDIA_KIND_DOCUMENT\x10\x052\xb5\x04\n" +
+	"\x13MEDIA_KIND_DOCUMENT\x10\x05*p\n" +
+	"\tJoinState\x12\x1a\n" +
+	"\x16JOIN_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12JOIN_STATE_CHECKED\x10\x01\x12\x15\n" +
+	"\x11JOIN_STATE_JOINED\x10\x02\x12\x18\n" +
+	"\x14JOIN_STATE_REQUESTED\x10\x032\x80\x05\n" +
 	"\aAdapter\x12U\n" +
 	"\bDescribe\x12#.monitor.adapter.v1.DescribeRequest\x1a$.monitor.adapter.v1.DescribeResponse\x12R\n" +
 	"\aResolve\x12\".monitor.adapter.v1.ResolveRequest\x1a#.monitor.adapter.v1.ResolveResponse\x12L\n" +
 	"\x05Fetch\x12 .monitor.adapter.v1.FetchRequest\x1a!.monitor.adapter.v1.FetchResponse\x12p\n" +
 	"\x11PrepareCredential\x12,.monitor.adapter.v1.PrepareCredentialRequest\x1a-.monitor.adapter.v1.PrepareCredentialResponse\x12j\n" +
 	"\x0fCheckConnection\x12*.monitor.adapter.v1.CheckConnectionRequest\x1a+.monitor.adapter.v1.CheckConnectionResponse\x12S\n" +
-	"\tReadMedia\x12$.monitor.adapter.v1.ReadMediaRequest\x1a\x1e.monitor.adapter.v1.MediaChunk0\x01B7Z5github.com/monitorhq/monitor/api/adapter/v1;adapterv1b\x06proto3"
+	"\tReadMedia\x12$.monitor.adapter.v1.ReadMediaRequest\x1a\x1e.monitor.adapter.v1.MediaChunk0\x01\x12I\n" +
+	"\x04Join\x12\x1f.monitor.adapter.v1.JoinRequest\x1a .monitor.adapter.v1.JoinResponseB7Z5github.com/monitorhq/monitor/api/adapter/v1;adapterv1b\x06proto3"
 
 var (
 	file_adapter_proto_rawDescOnce sync.Once
@@ -2463,88 +2692,96 @@ func file_adapter_proto_rawDescGZIP() []byte {
 	return file_adapter_proto_rawDescData
 }
 
-var file_adapter_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_adapter_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_adapter_proto_goTypes = []any{
 	(AuthMode)(0),                     // 0: monitor.adapter.v1.AuthMode
 	(Visibility)(0),                   // 1: monitor.adapter.v1.Visibility
 	(ErrorCode)(0),                    // 2: monitor.adapter.v1.ErrorCode
 	(TextKind)(0),                     // 3: monitor.adapter.v1.TextKind
 	(MediaKind)(0),                    // 4: monitor.adapter.v1.MediaKind
-	(*ProtocolVersion)(nil),           // 5: monitor.adapter.v1.ProtocolVersion
-	(*Capability)(nil),                // 6: monitor.adapter.v1.Capability
-	(*Provider)(nil),                  // 7: monitor.adapter.v1.Provider
-	(*EntityType)(nil),                // 8: monitor.adapter.v1.EntityType
-	(*DescribeRequest)(nil),           // 9: monitor.adapter.v1.DescribeRequest
-	(*DescribeResponse)(nil),          // 10: monitor.adapter.v1.DescribeResponse
-	(*Error)(nil),                     // 11: monitor.adapter.v1.Error
-	(*ResolveRequest)(nil),            // 12: monitor.adapter.v1.ResolveRequest
-	(*Target)(nil),                    // 13: monitor.adapter.v1.Target
-	(*ResolveResponse)(nil),           // 14: monitor.adapter.v1.ResolveResponse
-	(*FetchRequest)(nil),              // 15: monitor.adapter.v1.FetchRequest
-	(*Display)(nil),                   // 16: monitor.adapter.v1.Display
-	(*Media)(nil),                     // 17: monitor.adapter.v1.Media
-	(*Entity)(nil),                    // 18: monitor.adapter.v1.Entity
-	(*Relation)(nil),                  // 19: monitor.adapter.v1.Relation
-	(*Graph)(nil),                     // 20: monitor.adapter.v1.Graph
-	(*SourceResponse)(nil),            // 21: monitor.adapter.v1.SourceResponse
-	(*RelatedTarget)(nil),             // 22: monitor.adapter.v1.RelatedTarget
-	(*FetchResponse)(nil),             // 23: monitor.adapter.v1.FetchResponse
-	(*PrepareCredentialRequest)(nil),  // 24: monitor.adapter.v1.PrepareCredentialRequest
-	(*PrepareCredentialResponse)(nil), // 25: monitor.adapter.v1.PrepareCredentialResponse
-	(*CheckConnectionRequest)(nil),    // 26: monitor.adapter.v1.CheckConnectionRequest
-	(*ReadMediaRequest)(nil),          // 27: monitor.adapter.v1.ReadMediaRequest
-	(*MediaChunk)(nil),                // 28: monitor.adapter.v1.MediaChunk
-	(*CheckConnectionResponse)(nil),   // 29: monitor.adapter.v1.CheckConnectionResponse
-	(*timestamppb.Timestamp)(nil),     // 30: google.protobuf.Timestamp
+	(JoinState)(0),                    // 5: monitor.adapter.v1.JoinState
+	(*ProtocolVersion)(nil),           // 6: monitor.adapter.v1.ProtocolVersion
+	(*Capability)(nil),                // 7: monitor.adapter.v1.Capability
+	(*Provider)(nil),                  // 8: monitor.adapter.v1.Provider
+	(*EntityType)(nil),                // 9: monitor.adapter.v1.EntityType
+	(*DescribeRequest)(nil),           // 10: monitor.adapter.v1.DescribeRequest
+	(*DescribeResponse)(nil),          // 11: monitor.adapter.v1.DescribeResponse
+	(*Error)(nil),                     // 12: monitor.adapter.v1.Error
+	(*ResolveRequest)(nil),            // 13: monitor.adapter.v1.ResolveRequest
+	(*Target)(nil),                    // 14: monitor.adapter.v1.Target
+	(*ResolveResponse)(nil),           // 15: monitor.adapter.v1.ResolveResponse
+	(*FetchRequest)(nil),              // 16: monitor.adapter.v1.FetchRequest
+	(*Display)(nil),                   // 17: monitor.adapter.v1.Display
+	(*Media)(nil),                     // 18: monitor.adapter.v1.Media
+	(*Entity)(nil),                    // 19: monitor.adapter.v1.Entity
+	(*Relation)(nil),                  // 20: monitor.adapter.v1.Relation
+	(*Graph)(nil),                     // 21: monitor.adapter.v1.Graph
+	(*SourceResponse)(nil),            // 22: monitor.adapter.v1.SourceResponse
+	(*RelatedTarget)(nil),             // 23: monitor.adapter.v1.RelatedTarget
+	(*FetchResponse)(nil),             // 24: monitor.adapter.v1.FetchResponse
+	(*PrepareCredentialRequest)(nil),  // 25: monitor.adapter.v1.PrepareCredentialRequest
+	(*PrepareCredentialResponse)(nil), // 26: monitor.adapter.v1.PrepareCredentialResponse
+	(*CheckConnectionRequest)(nil),    // 27: monitor.adapter.v1.CheckConnectionRequest
+	(*ReadMediaRequest)(nil),          // 28: monitor.adapter.v1.ReadMediaRequest
+	(*MediaChunk)(nil),                // 29: monitor.adapter.v1.MediaChunk
+	(*CheckConnectionResponse)(nil),   // 30: monitor.adapter.v1.CheckConnectionResponse
+	(*JoinRequest)(nil),               // 31: monitor.adapter.v1.JoinRequest
+	(*JoinResponse)(nil),              // 32: monitor.adapter.v1.JoinResponse
+	(*timestamppb.Timestamp)(nil),     // 33: google.protobuf.Timestamp
 }
 var file_adapter_proto_depIdxs = []int32{
 	0,  // 0: monitor.adapter.v1.Provider.auth_mode:type_name -> monitor.adapter.v1.AuthMode
 	1,  // 1: monitor.adapter.v1.Provider.visibilities:type_name -> monitor.adapter.v1.Visibility
-	6,  // 2: monitor.adapter.v1.Provider.capabilities:type_name -> monitor.adapter.v1.Capability
-	5,  // 3: monitor.adapter.v1.DescribeRequest.protocol:type_name -> monitor.adapter.v1.ProtocolVersion
-	5,  // 4: monitor.adapter.v1.DescribeResponse.protocol:type_name -> monitor.adapter.v1.ProtocolVersion
-	7,  // 5: monitor.adapter.v1.DescribeResponse.providers:type_name -> monitor.adapter.v1.Provider
-	8,  // 6: monitor.adapter.v1.DescribeResponse.entity_types:type_name -> monitor.adapter.v1.EntityType
+	7,  // 2: monitor.adapter.v1.Provider.capabilities:type_name -> monitor.adapter.v1.Capability
+	6,  // 3: monitor.adapter.v1.DescribeRequest.protocol:type_name -> monitor.adapter.v1.ProtocolVersion
+	6,  // 4: monitor.adapter.v1.DescribeResponse.protocol:type_name -> monitor.adapter.v1.ProtocolVersion
+	8,  // 5: monitor.adapter.v1.DescribeResponse.providers:type_name -> monitor.adapter.v1.Provider
+	9,  // 6: monitor.adapter.v1.DescribeResponse.entity_types:type_name -> monitor.adapter.v1.EntityType
 	2,  // 7: monitor.adapter.v1.Error.code:type_name -> monitor.adapter.v1.ErrorCode
-	13, // 8: monitor.adapter.v1.ResolveResponse.target:type_name -> monitor.adapter.v1.Target
-	11, // 9: monitor.adapter.v1.ResolveResponse.error:type_name -> monitor.adapter.v1.Error
-	13, // 10: monitor.adapter.v1.FetchRequest.target:type_name -> monitor.adapter.v1.Target
+	14, // 8: monitor.adapter.v1.ResolveResponse.target:type_name -> monitor.adapter.v1.Target
+	12, // 9: monitor.adapter.v1.ResolveResponse.error:type_name -> monitor.adapter.v1.Error
+	14, // 10: monitor.adapter.v1.FetchRequest.target:type_name -> monitor.adapter.v1.Target
 	3,  // 11: monitor.adapter.v1.Display.text_kind:type_name -> monitor.adapter.v1.TextKind
-	30, // 12: monitor.adapter.v1.Display.published_at:type_name -> google.protobuf.Timestamp
+	33, // 12: monitor.adapter.v1.Display.published_at:type_name -> google.protobuf.Timestamp
 	4,  // 13: monitor.adapter.v1.Media.kind:type_name -> monitor.adapter.v1.MediaKind
-	18, // 14: monitor.adapter.v1.Graph.entities:type_name -> monitor.adapter.v1.Entity
-	19, // 15: monitor.adapter.v1.Graph.relations:type_name -> monitor.adapter.v1.Relation
+	19, // 14: monitor.adapter.v1.Graph.entities:type_name -> monitor.adapter.v1.Entity
+	20, // 15: monitor.adapter.v1.Graph.relations:type_name -> monitor.adapter.v1.Relation
 	1,  // 16: monitor.adapter.v1.SourceResponse.visibility:type_name -> monitor.adapter.v1.Visibility
-	30, // 17: monitor.adapter.v1.RelatedTarget.published_at:type_name -> google.protobuf.Timestamp
-	11, // 18: monitor.adapter.v1.FetchResponse.error:type_name -> monitor.adapter.v1.Error
+	33, // 17: monitor.adapter.v1.RelatedTarget.published_at:type_name -> google.protobuf.Timestamp
+	12, // 18: monitor.adapter.v1.FetchResponse.error:type_name -> monitor.adapter.v1.Error
 	1,  // 19: monitor.adapter.v1.FetchResponse.visibility:type_name -> monitor.adapter.v1.Visibility
-	16, // 20: monitor.adapter.v1.FetchResponse.display:type_name -> monitor.adapter.v1.Display
-	17, // 21: monitor.adapter.v1.FetchResponse.media:type_name -> monitor.adapter.v1.Media
-	20, // 22: monitor.adapter.v1.FetchResponse.graph:type_name -> monitor.adapter.v1.Graph
-	21, // 23: monitor.adapter.v1.FetchResponse.source_responses:type_name -> monitor.adapter.v1.SourceResponse
-	22, // 24: monitor.adapter.v1.FetchResponse.related_targets:type_name -> monitor.adapter.v1.RelatedTarget
-	13, // 25: monitor.adapter.v1.FetchResponse.canonical_target:type_name -> monitor.adapter.v1.Target
-	11, // 26: monitor.adapter.v1.PrepareCredentialResponse.error:type_name -> monitor.adapter.v1.Error
-	11, // 27: monitor.adapter.v1.MediaChunk.error:type_name -> monitor.adapter.v1.Error
-	11, // 28: monitor.adapter.v1.CheckConnectionResponse.error:type_name -> monitor.adapter.v1.Error
-	9,  // 29: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
-	12, // 30: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
-	15, // 31: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
-	24, // 32: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
-	26, // 33: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
-	27, // 34: monitor.adapter.v1.Adapter.ReadMedia:input_type -> monitor.adapter.v1.ReadMediaRequest
-	10, // 35: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
-	14, // 36: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
-	23, // 37: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
-	25, // 38: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
-	29, // 39: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
-	28, // 40: monitor.adapter.v1.Adapter.ReadMedia:output_type -> monitor.adapter.v1.MediaChunk
-	35, // [35:41] is the sub-list for method output_type
-	29, // [29:35] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	17, // 20: monitor.adapter.v1.FetchResponse.display:type_name -> monitor.adapter.v1.Display
+	18, // 21: monitor.adapter.v1.FetchResponse.media:type_name -> monitor.adapter.v1.Media
+	21, // 22: monitor.adapter.v1.FetchResponse.graph:type_name -> monitor.adapter.v1.Graph
+	22, // 23: monitor.adapter.v1.FetchResponse.source_responses:type_name -> monitor.adapter.v1.SourceResponse
+	23, // 24: monitor.adapter.v1.FetchResponse.related_targets:type_name -> monitor.adapter.v1.RelatedTarget
+	14, // 25: monitor.adapter.v1.FetchResponse.canonical_target:type_name -> monitor.adapter.v1.Target
+	12, // 26: monitor.adapter.v1.PrepareCredentialResponse.error:type_name -> monitor.adapter.v1.Error
+	12, // 27: monitor.adapter.v1.MediaChunk.error:type_name -> monitor.adapter.v1.Error
+	12, // 28: monitor.adapter.v1.CheckConnectionResponse.error:type_name -> monitor.adapter.v1.Error
+	12, // 29: monitor.adapter.v1.JoinResponse.error:type_name -> monitor.adapter.v1.Error
+	5,  // 30: monitor.adapter.v1.JoinResponse.state:type_name -> monitor.adapter.v1.JoinState
+	14, // 31: monitor.adapter.v1.JoinResponse.channel:type_name -> monitor.adapter.v1.Target
+	10, // 32: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
+	13, // 33: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
+	16, // 34: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
+	25, // 35: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
+	27, // 36: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
+	28, // 37: monitor.adapter.v1.Adapter.ReadMedia:input_type -> monitor.adapter.v1.ReadMediaRequest
+	31, // 38: monitor.adapter.v1.Adapter.Join:input_type -> monitor.adapter.v1.JoinRequest
+	11, // 39: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
+	15, // 40: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
+	24, // 41: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
+	26, // 42: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
+	30, // 43: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
+	29, // 44: monitor.adapter.v1.Adapter.ReadMedia:output_type -> monitor.adapter.v1.MediaChunk
+	32, // 45: monitor.adapter.v1.Adapter.Join:output_type -> monitor.adapter.v1.JoinResponse
+	39, // [39:46] is the sub-list for method output_type
+	32, // [32:39] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_adapter_proto_init() }
@@ -2557,8 +2794,8 @@ func file_adapter_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_adapter_proto_rawDesc), len(file_adapter_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   25,
+			NumEnums:      6,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,8 +1,8 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
-// Protocol version 1.1 (independent of any adapter's software version; 1.1
+// Protocol version 1.2 (independent of any adapter's software version; 1.1
 // added ReadMedia, Media.stream_ref, ResolveRequest.account and the
-// scope_cache of FetchRequest and FetchResponse). Core
+// scope_cache of FetchRequest and FetchResponse; 1.2 added Join). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
@@ -40,6 +40,7 @@ const (
 	Adapter_PrepareCredential_FullMethodName = "/monitor.adapter.v1.Adapter/PrepareCredential"
 	Adapter_CheckConnection_FullMethodName   = "/monitor.adapter.v1.Adapter/CheckConnection"
 	Adapter_ReadMedia_FullMethodName         = "/monitor.adapter.v1.Adapter/ReadMedia"
+	Adapter_Join_FullMethodName              = "/monitor.adapter.v1.Adapter/Join"
 )
 
 // AdapterClient is the client API for Adapter service.
@@ -66,6 +67,11 @@ type AdapterClient interface {
 	// the credential of the same capture, and writes the chunks into the
 	// blob store as they come, as it does with an HTTP body.
 	ReadMedia(ctx context.Context, in *ReadMediaRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[MediaChunk], error)
+	// Join makes the account of a credential a member of a chat by an
+	// invite link (capability account.join, protocol 1.2), or with
+	// check_only only says what the invite is. Core calls it only after an
+	// operator approved the tenant's request.
+	Join(ctx context.Context, in *JoinRequest, opts ...grpc.CallOption) (*JoinResponse, error)
 }
 
 type adapterClient struct {
@@ -145,6 +151,16 @@ func (c *adapterClient) ReadMedia(ctx context.Context, in *ReadMediaRequest, opt
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Adapter_ReadMediaClient = grpc.ServerStreamingClient[MediaChunk]
 
+func (c *adapterClient) Join(ctx context.Context, in *JoinRequest, opts ...grpc.CallOption) (*JoinResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(JoinResponse)
+	err := c.cc.Invoke(ctx, Adapter_Join_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdapterServer is the server API for Adapter service.
 // All implementations must embed UnimplementedAdapterServer
 // for forward compatibility.
@@ -169,6 +185,11 @@ type AdapterServer interface {
 	// the credential of the same capture, and writes the chunks into the
 	// blob store as they come, as it does with an HTTP body.
 	ReadMedia(*ReadMediaRequest, grpc.ServerStreamingServer[MediaChunk]) error
+	// Join makes the account of a credential a member of a chat by an
+	// invite link (capability account.join, protocol 1.2), or with
+	// check_only only says what the invite is. Core calls it only after an
+	// operator approved the tenant's request.
+	Join(context.Context, *JoinRequest) (*JoinResponse, error)
 	mustEmbedUnimplementedAdapterServer()
 }
 
@@ -196,6 +217,9 @@ func (UnimplementedAdapterServer) CheckConnection(context.Context, *CheckConnect
 }
 func (UnimplementedAdapterServer) ReadMedia(*ReadMediaRequest, grpc.ServerStreamingServer[MediaChunk]) error {
 	return status.Error(codes.Unimplemented, "method ReadMedia not implemented")
+}
+func (UnimplementedAdapterServer) Join(context.Context, *JoinRequest) (*JoinResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Join not implemented")
 }
 func (UnimplementedAdapterServer) mustEmbedUnimplementedAdapterServer() {}
 func (UnimplementedAdapterServer) testEmbeddedByValue()                 {}
@@ -319,6 +343,24 @@ func _Adapter_ReadMedia_Handler(srv interface{}, stream grpc.ServerStream) error
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Adapter_ReadMediaServer = grpc.ServerStreamingServer[MediaChunk]
 
+func _Adapter_Join_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(JoinRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdapterServer).Join(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Adapter_Join_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdapterServer).Join(ctx, req.(*JoinRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Adapter_ServiceDesc is the grpc.ServiceDesc for Adapter service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -345,6 +387,10 @@ var Adapter_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckConnection",
 			Handler:    _Adapter_CheckConnection_Handler,
+		},
+		{
+			MethodName: "Join",
+			Handler:    _Adapter_Join_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -3,7 +3,7 @@ package adapterv1
 // The protocol version this code speaks.
 const (
 	ProtocolMajor = 1
-	ProtocolMinor = 1
+	ProtocolMinor = 2
 )
 
 // Capability names of protocol 1.1. Every one is at version 1.0.
@@ -25,6 +25,9 @@ const (
 	// CapMediaStream (protocol 1.1): media with a stream_ref instead of a
 	// URL are read with ReadMedia.
 	CapMediaStream = "media.stream"
+	// CapAccountJoin (protocol 1.2): Join makes the account a member of a
+	// chat by an invite link.
+	CapAccountJoin = "account.join"
 )
 
 // Cap1 is a capability at version 1.0, the only version protocol 1.0 knows.
