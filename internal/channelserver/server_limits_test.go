@@ -27,9 +27,11 @@ const videoPost = "https://x.com/archivist_demo/status/2079251421658238976"
 func TestMediaLargerThanTheWriteTimeoutStreamsWhole(t *testing.T) {
 	t.Parallel()
 	// The file is much larger than what a loopback connection buffers
-	// (some 10 MB), so the server writes for over a second while the
-	// reader below (some 50 MB/s) holds each write back for some 50 ms.
-	const size, writeTimeout = 64 << 20, 400 * time.Millisecond
+	// (some 10 MB), so the server writes for over six seconds while the
+	// reader below (some 10 MB/s) holds each write back. The write timeout
+	// leaves the other calls (a capture on a loaded machine under -race
+	// took over 400 ms) their time.
+	const size, writeTimeout = 64 << 20, 2 * time.Second
 	c := newCore(t, storetest.New(t, "sqlite"), func(s *http.Server, d *channelserver.Deps) {
 		s.WriteTimeout, d.StreamWindow = writeTimeout, writeTimeout
 	})
@@ -64,7 +66,7 @@ func TestMediaLargerThanTheWriteTimeoutStreamsWhole(t *testing.T) {
 			break
 		}
 		require.NoError(t, err)
-		time.Sleep(5 * time.Millisecond) // a slow channel, not a synchronisation
+		time.Sleep(25 * time.Millisecond) // a slow channel, not a synchronisation
 	}
 	require.Equal(t, int64(size), read, "the whole file arrived")
 	require.Equal(t, m.SHA256, hex.EncodeToString(h.Sum(nil)))
