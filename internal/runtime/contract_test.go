@@ -503,6 +503,15 @@ func TestContractEveryOperation(t *testing.T) {
 	got := c.do(t, rc, user, "GET", "/v1/captures/"+acap.json(t)["capture_id"].(string), nil)
 	require.Equal(t, http.StatusOK, got.status)
 	require.Equal(t, connID, got.json(t)["connection_id"])
+	// Joining by invite link is off by default: asked, it is refused;
+	// the lists answer, and an unknown request is not found.
+	ask := c.do(t, rc, user, "POST", "/v1/connections/"+connID+"/join", map[string]string{"invite": "https://t.me/+AbCdEf012345"})
+	require.Contains(t, []int{http.StatusForbidden, http.StatusBadRequest}, ask.status, string(ask.body))
+	require.Equal(t, http.StatusOK, c.do(t, rc, user, "GET", "/v1/joins", nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "GET", "/v1/joins/"+missing, nil).status)
+	require.Equal(t, http.StatusOK, c.do(t, rc, adminToken, "GET", "/v1/admin/joins", nil).status)
+	require.Contains(t, []int{http.StatusForbidden, http.StatusNotFound}, c.do(t, rc, adminToken, "POST", "/v1/admin/joins/"+missing+"/approve", nil).status)
+	require.Equal(t, http.StatusNotFound, c.do(t, rc, adminToken, "POST", "/v1/admin/joins/"+missing+"/deny", map[string]string{"reason": "no"}).status)
 	require.Equal(t, http.StatusNoContent, c.do(t, rc, user, "DELETE", "/v1/connections/"+connID, nil).status)
 	require.Equal(t, http.StatusNotFound, c.do(t, rc, user, "DELETE", "/v1/connections/"+missing, nil).status)
 	require.Equal(t, http.StatusConflict, c.do(t, rc, user, "POST", "/v1/connections/"+connID+"/check", nil).status)
