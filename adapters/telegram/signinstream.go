@@ -98,11 +98,14 @@ func (a *Adapter) SignIn(stream adapterv1.Adapter_SignInServer) error {
 		if stream.Context().Err() != nil {
 			return stream.Context().Err() // core went away; nobody reads an answer
 		}
-		code := adapterv1.ErrorCode_ERROR_CODE_AUTH_FAILED
-		if errors.Is(err, ErrNoAppCredentials) {
-			code = adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE
+		e := kit.Err(adapterv1.ErrorCode_ERROR_CODE_AUTH_FAILED, err.Error())
+		switch {
+		case errors.Is(err, ErrNoAppCredentials):
+			e.Code = adapterv1.ErrorCode_ERROR_CODE_UNAVAILABLE
+		case errors.Is(err, ErrQRNotScanned):
+			e.Reason = adapterv1.ReasonQRNotScanned
 		}
-		return fail(code, err.Error())
+		return stream.Send(&adapterv1.SignInStep{Step: &adapterv1.SignInStep_Error{Error: e}})
 	}
 	return stream.Send(&adapterv1.SignInStep{Step: &adapterv1.SignInStep_Done{Done: &adapterv1.SignInDone{Input: sess}}})
 }

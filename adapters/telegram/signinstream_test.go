@@ -78,6 +78,7 @@ func TestMTProtoSignInStream(t *testing.T) {
 		}
 		require.Equal(t, adapterv1.ErrorCode_ERROR_CODE_AUTH_FAILED, e.GetCode())
 		require.Contains(t, e.GetMessage(), "no QR code was scanned in time")
+		require.Equal(t, adapterv1.ReasonQRNotScanned, e.GetReason())
 	})
 
 	for name, in := range map[string]*adapterv1.SignInInput{

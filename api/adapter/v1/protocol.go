@@ -39,6 +39,10 @@ const (
 	SignInMethodQR = "qr"
 )
 
+// ReasonQRNotScanned is the Error.reason of a SignIn whose wait ended
+// with no code scanned.
+const ReasonQRNotScanned = "qr_not_scanned"
+
 // Cap1 is a capability at version 1.0, the only version protocol 1.0 knows.
 func Cap1(name string) *Capability {
 	return &Capability{Name: name, Major: 1, Minor: 0}
