@@ -23,7 +23,7 @@ func TestRegistryDrivesHelpAndMenu(t *testing.T) {
 	for _, c := range r.commands {
 		names = append(names, c.name)
 	}
-	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "cancel", "download", "pin", "usage", "token", "web", "admin"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "join", "cancel", "download", "pin", "usage", "token", "web", "admin"}, names)
 	// /admin is for operators: out of the menu and /help.
 	require.True(t, r.find("admin").hidden)
 	visible := r.commands[:len(r.commands)-1]

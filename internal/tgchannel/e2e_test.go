@@ -224,7 +224,7 @@ func TestPhotoPostArrivesAsOneAlbumThenTextWithButtons(t *testing.T) {
 	for _, c := range w.bot.Commands() {
 		names = append(names, c.Command)
 	}
-	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "cancel", "download", "pin", "usage", "token", "web"}, names)
+	require.Equal(t, []string{"start", "help", "list", "search", "get", "delete", "watch", "watches", "unwatch", "bind", "channels", "unbind", "account_add", "accounts", "account_remove", "join", "cancel", "download", "pin", "usage", "token", "web"}, names)
 	zh := w.bot.CommandsFor("zh")
 	require.Len(t, zh, len(names), "the menu in Chinese for Chinese clients")
 	require.Equal(t, "list", zh[2].Command)
