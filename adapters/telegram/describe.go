@@ -116,6 +116,8 @@ func (a *Adapter) Describe(context.Context, *adapterv1.DescribeRequest) (*adapte
 				adapterv1.Cap1(adapterv1.CapConnectionCheck),
 				// Invite links, once an operator approved (protocol 1.2).
 				adapterv1.Cap1(adapterv1.CapAccountJoin),
+				// Sign-in by QR code over SignIn (protocol 1.3).
+				adapterv1.Cap1(adapterv1.CapCredentialInteractive),
 			},
 			EntityTypes:    []string{EntityTypeMessage, EntityTypeChannel},
 			MaxBatchSize:   maxBatchSize,

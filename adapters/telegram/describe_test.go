@@ -22,7 +22,7 @@ func TestDescribe(t *testing.T) {
 	require.Equal(t, "telegram", d.GetAdapterId())
 	require.Equal(t, "Telegram", d.GetDisplayName())
 	require.EqualValues(t, 1, d.GetProtocol().GetMajor())
-	require.EqualValues(t, 2, d.GetProtocol().GetMinor())
+	require.EqualValues(t, 3, d.GetProtocol().GetMinor())
 	require.Equal(t, telegram.Version, d.GetAdapterVersion())
 	require.ElementsMatch(t, []string{"t.me", "telegram.me", "www.telegram.me", "telegram.dog"}, d.GetHosts())
 
@@ -62,7 +62,7 @@ func TestDescribe(t *testing.T) {
 		caps = append(caps, c.GetName())
 	}
 	require.ElementsMatch(t, []string{"capture.fetch", "capture.canonical", "capture.related", "capture.page", "content.text", "entity.graph",
-		"media.image", "media.video", "media.stream", "credential.prepare", "connection.check", "account.join"}, caps)
+		"media.image", "media.video", "media.stream", "credential.prepare", "connection.check", "account.join", "credential.interactive"}, caps)
 	require.Equal(t, uint32(1000), mt.GetMaxBatchSize(), "a channel through a session pages like the public one")
 
 	schemas := kittest.CompileSchemas(t, d)

@@ -21,7 +21,7 @@ func TestDescribe(t *testing.T) {
 	require.Equal(t, "x", d.GetAdapterId())
 	require.Equal(t, "X", d.GetDisplayName())
 	require.EqualValues(t, 1, d.GetProtocol().GetMajor())
-	require.EqualValues(t, 2, d.GetProtocol().GetMinor())
+	require.EqualValues(t, 3, d.GetProtocol().GetMinor())
 	require.Equal(t, x.Version, d.GetAdapterVersion())
 	require.ElementsMatch(t, []string{
 		"x.com", "www.x.com", "twitter.com", "www.twitter.com", "mobile.twitter.com", "mobile.x.com",

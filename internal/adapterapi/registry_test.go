@@ -76,8 +76,21 @@ func describe(id string, hosts ...string) *adapterv1.DescribeResponse {
 // address.
 func serve(t *testing.T, f *fakeAdapter) (addr string, stop func()) {
 	t.Helper()
+	lis := listen(t)
+	return lis.Addr().String(), serveOn(t, lis, f)
+}
+
+// listen is a loopback listener.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
 	lis, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	return lis
+}
+
+// serveOn runs f on lis until the test ends.
+func serveOn(t *testing.T, lis net.Listener, f adapterv1.AdapterServer) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- adapterapi.Serve(ctx, lis, f, slog.New(slog.DiscardHandler)) }()
@@ -90,7 +103,7 @@ func serve(t *testing.T, f *fakeAdapter) (addr string, stop func()) {
 		}
 	}
 	t.Cleanup(stop)
-	return lis.Addr().String(), stop
+	return stop
 }
 
 func dial(t *testing.T, addrs ...string) (*adapterapi.Registry, error) {

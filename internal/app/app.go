@@ -109,12 +109,15 @@ type App struct {
 	store          *store.Store
 	blob           blob.Store
 	adapters       *adapterapi.Registry
-	log            *slog.Logger
-	limits         Limits
-	http           *http.Client
-	queue          *queue.Queue
-	now            func() time.Time
-	hooks          Hooks
+	// signIns are the running QR sign-ins of the bot's /account_add
+	// (channelqr.go).
+	signIns *signIns
+	log     *slog.Logger
+	limits  Limits
+	http    *http.Client
+	queue   *queue.Queue
+	now     func() time.Time
+	hooks   Hooks
 	// metrics is Deps.Metrics; its methods do nothing on nil, so code
 	// counts unconditionally: a.metrics.WatchRun("ok") when a watch run
 	// ends, and so on (counted after commit where a transaction decides).
@@ -157,6 +160,7 @@ func New(d Deps) *App {
 	a.traffic, a.backups = &traffic{}, d.Backups
 	a.collectionFile, a.rclone = d.CollectionFile, d.Rclone
 	a.contents = newContentCache(contentCacheSize)
+	a.signIns = newSignIns()
 	a.answers = weighed[keptKey](keptAnswers, keptAnswerBytes, func(e keptAnswer) int { return len(e.body) })
 	a.principals = newLRU[string, keptPrincipal](keptTokens)
 	a.http = a.traffic.countDownloads(a.http)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	adapterv1 "github.com/monitorhq/monitor/api/adapter/v1"
 	"github.com/monitorhq/monitor/internal/adapterapi"
 	"github.com/monitorhq/monitor/internal/store"
 )
@@ -48,6 +49,14 @@ type accountDialog struct {
 	Problem string `json:"problem,omitempty"`
 	// LanguageCode is what the person's client reported, for the answer.
 	LanguageCode string `json:"language_code,omitempty"`
+	// Method is how the account signs in: "" a pasted secret, "qr" a QR
+	// code core shows through the adapter's SignIn (channelqr.go). For
+	// "qr" the staged secret is the two-step verification password,
+	// unless SignedIn says core staged the finished session itself.
+	Method   string `json:"method,omitempty"`
+	SignedIn bool   `json:"signed_in,omitempty"`
+	// NotScanned: the QR sign-in's wait ended without a scan.
+	NotScanned bool `json:"not_scanned,omitempty"`
 }
 
 // accountLanguageCode is the language code a dialog item was started in.
@@ -63,6 +72,8 @@ type AccountAdapterView struct {
 	Name string `json:"name"`
 	// Help says what to paste.
 	Help string `json:"help"`
+	// QR: the account may sign in by a QR code instead (channelqr.go).
+	QR bool `json:"qr,omitempty"`
 }
 
 // AccountDialogView is a running /account_add.
@@ -89,6 +100,8 @@ type ChannelAccountResult struct {
 	Replaced   bool
 	// Problem is why the account was not added, for the person.
 	Problem string
+	// NotScanned: a QR sign-in ended with no code scanned in time.
+	NotScanned bool
 }
 
 // AccountAdapters lists the adapters with an account provider, for the
@@ -107,7 +120,8 @@ func (a *App) AccountAdapters() []AccountAdapterView {
 		if name == "" {
 			name = ad.ID()
 		}
-		out = append(out, AccountAdapterView{ID: ad.ID(), Name: name, Help: p.GetCredentialHelp()})
+		out = append(out, AccountAdapterView{ID: ad.ID(), Name: name, Help: p.GetCredentialHelp(),
+			QR: a.adapters.CanSignIn(ad.ID(), p.GetId())})
 	}
 	return out
 }
@@ -152,35 +166,44 @@ func (a *App) ChannelAccountStart(ctx context.Context, id uuid.UUID, owner, adap
 	if err != nil {
 		return AccountDialogView{}, err
 	}
+	v, _, err := a.startDialog(j, adapter, "")
+	return v, err
+}
+
+// startDialog starts a dialog of method ("": a pasted secret) and answers
+// its work item's id.
+func (a *App) startDialog(j *channelJob, adapter, method string) (AccountDialogView, uuid.UUID, error) {
+	fail := func(err error) (AccountDialogView, uuid.UUID, error) { return AccountDialogView{}, uuid.Nil, err }
 	if err := privateJob(j); err != nil {
-		return AccountDialogView{}, err
+		return fail(err)
 	}
 	if _, err := a.credentialBox(); err != nil {
-		return AccountDialogView{}, err
+		return fail(err)
 	}
 	ad, err := a.accountAdapter(adapter)
 	if err != nil {
-		return AccountDialogView{}, err
+		return fail(err)
 	}
 	now := a.now().UTC()
 	d := accountDialog{Adapter: ad.ID, ChatID: j.update.ChatID, IdentityID: j.identityID, ExpiresAt: now.Add(AccountDialogTTL),
-		LanguageCode: j.update.From.Language}
+		LanguageCode: j.update.From.Language, Method: method}
 	doc, err := json.Marshal(d)
 	if err != nil {
-		return AccountDialogView{}, err
+		return fail(err)
 	}
+	var w store.ChannelWork
 	err = a.store.InTx(j.ctx, func(tx *store.Tx) error {
 		if err := cancelDialogs(j.ctx, tx, j, "replaced by a new /account_add"); err != nil {
 			return err
 		}
-		_, err := tx.ChannelWorkInsert(j.ctx, store.ChannelWork{ChannelID: j.work.ChannelID, Kind: ChannelWorkAccount,
+		w, err = tx.ChannelWorkInsert(j.ctx, store.ChannelWork{ChannelID: j.work.ChannelID, Kind: ChannelWorkAccount,
 			TenantID: j.tenantID, NotBefore: d.ExpiresAt, Progress: doc})
 		return err
 	})
 	if err != nil {
-		return AccountDialogView{}, err
+		return fail(err)
 	}
-	return AccountDialogView{Adapter: ad, ChatID: d.ChatID, ExpiresAt: d.ExpiresAt}, nil
+	return AccountDialogView{Adapter: ad, ChatID: d.ChatID, ExpiresAt: d.ExpiresAt}, w.ID, nil
 }
 
 // cancelDialogs cancels the waiting dialogs of the item's person in its
@@ -269,14 +292,29 @@ func (a *App) ChannelAccountFinish(ctx context.Context, id uuid.UUID, owner stri
 	case d.Problem != "":
 		res.Problem = d.Problem
 		return res, nil
+	case d.NotScanned:
+		res.NotScanned = true
+		return res, nil
 	case payload == nil:
+		a.signIns.end(id)
 		res.Expired = true
 		return res, nil
 	}
 	secret, err := a.openStaged(j.tenantID, id, payload)
 	if err != nil {
+		a.signIns.end(id)
 		res.Problem = err.Error()
 		return res, nil
+	}
+	if d.Method == adapterv1.SignInMethodQR && !d.SignedIn {
+		// The staged secret is the password the sign-in asked for.
+		session, problem := a.signInPassword(ctx, id, secret)
+		clear(secret)
+		if problem != "" {
+			res.Problem = problem
+			return res, nil
+		}
+		secret = session
 	}
 	added, err := a.AddConnection(j.ctx, AddConnectionRequest{TenantID: j.tenantID, Adapter: d.Adapter, Secret: secret, Actor: ActorChannel})
 	clear(secret)
@@ -344,7 +382,7 @@ func (a *App) stageAccountSecret(ctx context.Context, tx *store.Tx, ch store.Cha
 	for _, w := range ds {
 		var d accountDialog
 		if json.Unmarshal(w.Progress, &d) != nil || d.IdentityID != ident.ID || d.ChatID != u.ChatID || d.Staged ||
-			w.State != store.WorkPending {
+			w.State != store.WorkPending || d.Method == adapterv1.SignInMethodQR && !a.signIns.asked(w.ID) {
 			continue
 		}
 		d.Staged, d.MessageID = true, u.MessageID

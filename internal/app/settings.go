@@ -62,6 +62,9 @@ type Settings struct {
 	// their accounts, each request approved by an operator (joins.go).
 	// Off by default.
 	AccountJoin bool
+	// AccountQRWait is how long the bot's QR sign-in waits for a scan
+	// (channelqr.go).
+	AccountQRWait time.Duration
 }
 
 // WatchSettings bound watched sources (seed 003's watch settings).
@@ -228,6 +231,9 @@ func settingKeys() []settingKey {
 		{name: SettingAccountJoin, typ: "bool", def: "false",
 			help:     "tenants may ask to join channels by invite link through their accounts (Telegram); an operator approves each request",
 			validate: boolValue, apply: func(s *Settings, v string) { s.AccountJoin = v == "true" }},
+		{name: SettingAccountQRWait, typ: "int", def: "300",
+			help:     "seconds the bot's /account_add waits for a QR code to be scanned (Telegram sign-in)",
+			validate: intIn(5, 600), apply: func(s *Settings, v string) { s.AccountQRWait = time.Duration(atoi(v)) * time.Second }},
 		{name: "telegram_token", typ: "string", def: "", secret: true, restart: true,
 			help: "Telegram Bot API token, used when MONITOR_TELEGRAM_TOKEN is not set", validate: telegramToken,
 			apply: func(*Settings, string) {}}, // read with SecretSetting

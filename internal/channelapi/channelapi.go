@@ -109,6 +109,9 @@ const (
 	PathAccountCancel = "/channel/v1/work/{id}/account-cancel" // POST Lease → Empty (404: none waiting)
 	PathAccountRemove = "/channel/v1/work/{id}/account-remove" // POST AccountRemoveRequest → Connection
 	PathAccountFinish = "/channel/v1/work/{id}/account-finish" // POST Lease → AccountResult
+	// /account_add by QR code: start the dialog, then its steps one by one.
+	PathAccountQR     = "/channel/v1/work/{id}/account-qr"      // POST AccountStartRequest → AccountDialog
+	PathAccountQRNext = "/channel/v1/work/{id}/account-qr-next" // POST Lease → AccountQRStep
 	// /join LINK: a request that the tenant's account join a channel.
 	PathJoin      = "/channel/v1/work/{id}/join"   // POST JoinRequest → Join
 	PathCacheGet  = "/channel/v1/media-cache/get"  // POST CacheKey → CacheEntry (404 when absent)
@@ -917,6 +920,8 @@ type AccountAdapter struct {
 	Name string `json:"name"`
 	// Help says what to paste as the secret.
 	Help string `json:"help"`
+	// QR: the account may sign in by a QR code instead (AccountQR).
+	QR bool `json:"qr,omitempty"`
 }
 
 // Connection is one of the tenant's connected accounts, never with its
@@ -985,4 +990,22 @@ type AccountResult struct {
 	Problem    string        `json:"problem,omitempty"`
 	Connection *Connection   `json:"connection,omitempty"`
 	Replaced   bool          `json:"replaced,omitempty"`
+	// NotScanned: a QR sign-in's wait ended with no code scanned.
+	NotScanned bool `json:"not_scanned,omitempty"`
+}
+
+// Kinds of AccountQRStep.
+const (
+	QRStepCode     = "qr"       // PNG is a login code to send, until ExpiresAt
+	QRStepPassword = "password" // the next message is the 2FA password
+	QRStepEnd      = "end"      // the sign-in ended; the dialog item tells how
+	QRStepWait     = "wait"     // nothing new yet; ask again
+)
+
+// AccountQRStep is the next step of a QR sign-in.
+type AccountQRStep struct {
+	Kind      string    `json:"kind"`
+	PNG       []byte    `json:"png,omitempty"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	Hint      string    `json:"hint,omitempty"`
 }

@@ -356,6 +356,19 @@ func (c *Client) AccountRemove(ctx context.Context, id uuid.UUID, req AccountRem
 	return r, c.call(ctx, workPath(PathAccountRemove, id), req, &r)
 }
 
+// AccountQR starts an /account_add dialog that signs in by QR code.
+func (c *Client) AccountQR(ctx context.Context, id uuid.UUID, req AccountStartRequest) (AccountDialog, error) {
+	var r AccountDialog
+	return r, c.call(ctx, workPath(PathAccountQR, id), req, &r)
+}
+
+// AccountQRNext is the next step of the person's QR sign-in; core waits
+// a little for one (QRStepWait: none yet).
+func (c *Client) AccountQRNext(ctx context.Context, id uuid.UUID, owner string) (AccountQRStep, error) {
+	var r AccountQRStep
+	return r, c.call(ctx, workPath(PathAccountQRNext, id), Lease{Owner: owner}, &r)
+}
+
 // AccountFinish ends a claimed account dialog item.
 func (c *Client) AccountFinish(ctx context.Context, id uuid.UUID, owner string) (AccountResult, error) {
 	var r AccountResult

@@ -67,7 +67,8 @@ func accountDialogOf(d app.AccountDialogView) channelapi.AccountDialog {
 }
 
 func accountResultOf(r app.ChannelAccountResult) channelapi.AccountResult {
-	out := channelapi.AccountResult{Dialog: accountDialogOf(r.Dialog), Expired: r.Expired, Problem: r.Problem, Replaced: r.Replaced}
+	out := channelapi.AccountResult{Dialog: accountDialogOf(r.Dialog), Expired: r.Expired, Problem: r.Problem, Replaced: r.Replaced,
+		NotScanned: r.NotScanned}
 	if r.Connection != nil {
 		c := connectionOf(*r.Connection)
 		out.Connection = &c

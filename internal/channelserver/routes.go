@@ -162,6 +162,14 @@ func (s *server) routes(mux *http.ServeMux) {
 		r, err := s.svc.ChannelJoin(ctx, id, in.Owner, in.Invite)
 		return channelapi.Join{ID: r.ID, Title: r.Title, State: r.State, ChannelURL: r.ChannelURL}, err
 	}))
+	post(channelapi.PathAccountQR, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.AccountStartRequest) (channelapi.AccountDialog, error) {
+		d, err := s.svc.ChannelAccountQR(ctx, id, in.Owner, in.Adapter)
+		return accountDialogOf(d), err
+	}))
+	post(channelapi.PathAccountQRNext, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountQRStep, error) {
+		st, err := s.svc.ChannelAccountQRNext(ctx, id, in.Owner)
+		return channelapi.AccountQRStep{Kind: st.Kind, PNG: st.PNG, ExpiresAt: st.ExpiresAt, Hint: st.Hint}, err
+	}))
 	post(channelapi.PathAccountFinish, workCall(s, func(ctx context.Context, id uuid.UUID, in channelapi.Lease) (channelapi.AccountResult, error) {
 		r, err := s.svc.ChannelAccountFinish(ctx, id, in.Owner)
 		return accountResultOf(r), err

@@ -94,6 +94,10 @@ type Service interface {
 	ChannelAccountCancel(ctx context.Context, id uuid.UUID, owner string) error
 	ChannelAccountRemove(ctx context.Context, id uuid.UUID, owner string, connectionID uuid.UUID) (app.ConnectionView, error)
 	ChannelAccountFinish(ctx context.Context, id uuid.UUID, owner string) (app.ChannelAccountResult, error)
+	// ChannelAccountQR starts a dialog that signs in by QR code;
+	// ChannelAccountQRNext is its next step.
+	ChannelAccountQR(ctx context.Context, id uuid.UUID, owner, adapter string) (app.AccountDialogView, error)
+	ChannelAccountQRNext(ctx context.Context, id uuid.UUID, owner string) (app.SignInStepView, error)
 	// ChannelJoin is /join LINK (app.ErrForbidden while joining is off).
 	ChannelJoin(ctx context.Context, id uuid.UUID, owner, invite string) (app.JoinRequestView, error)
 	// ChannelMedia opens a media file of the item's delivery or of the

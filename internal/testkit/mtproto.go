@@ -660,6 +660,17 @@ func (f *Telegram) QRExports() int {
 	return f.qr.exports
 }
 
+// ShownQR is the login URL of the current QR login token ("" before the
+// first export): what a phone scanning the code on screen reads.
+func (f *Telegram) ShownQR() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.qr.token == nil {
+		return ""
+	}
+	return "tg://login?token=" + base64.URLEncoding.EncodeToString(f.qr.token)
+}
+
 // ScanQR is a Telegram app accepting a login URL (tg://login?token=…)
 // shown by a QR sign-in: the token must be the current one and not
 // expired. The waiting session is told (updateLoginToken), and its next

@@ -1,12 +1,15 @@
 package tgchannel
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/channelapi"
@@ -26,6 +29,8 @@ import (
 const (
 	btnAccountAdd    = "a"
 	btnAccountRemove = "r"
+	// btnAccountQR (q:<adapter>) signs in by QR code instead.
+	btnAccountQR = "q"
 )
 
 // checkAdapterID accepts an adapter id as core names them.
@@ -85,7 +90,64 @@ func (j *job) btnAccountAdd(ctx context.Context, adapter string) error {
 	case "x", "telegram":
 		help = j.lang.t("account.help." + d.Adapter.ID) // ours, in both languages
 	}
-	return j.reply(ctx, outMessage{text: j.lang.t("account.paste", d.Adapter.Name, help, max(mins, 1))})
+	m := outMessage{text: j.lang.t("account.paste", d.Adapter.Name, help, max(mins, 1))}
+	if d.Adapter.QR {
+		m.kb = &keyboard{InlineKeyboard: [][]kbButton{{{Text: j.lang.t("account.qr_button"), CallbackData: btnAccountQR + ":" + d.Adapter.ID}}}}
+	}
+	return j.reply(ctx, m)
+}
+
+// btnAccountQR starts a QR sign-in for the pressed platform and sends
+// its codes as photos until the person scans one, the password is
+// needed (the next message is it, staged as a pasted secret is), or the
+// sign-in ends (the dialog's own item says how).
+func (j *job) btnAccountQR(ctx context.Context, adapter string) error {
+	if j.up.PartsSent > 0 {
+		return nil
+	}
+	_, err := j.ch.core.AccountQR(ctx, j.w.ID, channelapi.AccountStartRequest{Owner: j.ch.owner, Adapter: adapter})
+	if msg, ok := userError(j.lang, err); ok {
+		return j.answerOnce(ctx, clipText(msg, 190), true)
+	}
+	if err != nil {
+		return err
+	}
+	if err := j.answerOnce(ctx, "", false); err != nil {
+		return err
+	}
+	chatID := j.w.Update.ChatID
+	for {
+		st, err := j.ch.core.AccountQRNext(ctx, j.w.ID, j.ch.owner)
+		if err != nil {
+			return err
+		}
+		switch st.Kind {
+		case channelapi.QRStepCode:
+			secs := int(time.Until(st.ExpiresAt).Round(time.Second) / time.Second)
+			if err := j.ch.sendPhotoBytes(ctx, chatID, "qr.png", st.PNG, j.lang.t("account.qr", max(secs, 1))); err != nil {
+				return err
+			}
+		case channelapi.QRStepPassword:
+			hint := ""
+			if st.Hint != "" {
+				hint = j.lang.t("account.qr_hint", clipText(st.Hint, 100))
+			}
+			_, err := j.ch.sendText(ctx, chatID, 0, outMessage{text: j.lang.t("account.qr_password", hint)})
+			return err
+		case channelapi.QRStepWait:
+		default: // the end: the dialog's item tells the person
+			return nil
+		}
+	}
+}
+
+// sendPhotoBytes sends an image made here (a QR code) with a caption.
+func (ch *channel) sendPhotoBytes(ctx context.Context, chatID int64, name string, data []byte, caption string) error {
+	return ch.tg.call(ctx, chatID, true, callTimeout, func(ctx context.Context) error {
+		_, err := ch.tg.bot.SendPhoto(ctx, &bot.SendPhotoParams{ChatID: chatID, Caption: caption,
+			Photo: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}})
+		return err
+	})
 }
 
 // cmdCancel ends a waiting /account_add.
@@ -254,6 +316,8 @@ func (j *job) finishAccount(ctx context.Context) (string, error) {
 	}
 	var text string
 	switch {
+	case r.NotScanned:
+		text = j.lang.t("account.qr_timeout")
 	case r.Expired:
 		text = j.lang.t("account.expired", r.Dialog.Adapter.Name)
 	case r.Problem != "":

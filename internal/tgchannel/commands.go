@@ -118,6 +118,7 @@ func newRegistry() *registry {
 			{prefix: btnUnwatch, parse: checkUUID, run: (*job).btnUnwatch},
 			{prefix: btnAccountAdd, parse: checkAdapterID, run: (*job).btnAccountAdd},
 			{prefix: btnAccountRemove, parse: checkUUID, run: (*job).btnAccountRemove},
+			{prefix: btnAccountQR, parse: checkAdapterID, run: (*job).btnAccountQR},
 		},
 	}
 }

@@ -167,6 +167,26 @@ var catalog = map[string]map[locale]string{
 		langEN: "a Telegram user session: gotd's session.json or a Telethon string session (or sign in with monitor account add --adapter telegram in a terminal, with --qr to scan a QR code instead of typing the phone number)",
 		langZH: "Telegram 用户会话：gotd 的 session.json 或 Telethon 字符串会话（也可以在终端运行 monitor account add --adapter telegram 登录；加 --qr 可扫描二维码，无需输入手机号）",
 	},
+	"account.qr_button": {
+		langEN: "📷 Sign in with a QR code instead",
+		langZH: "📷 改用二维码登录",
+	},
+	"account.qr": {
+		langEN: "📷 Scan this QR code with Telegram on a phone where the account is signed in: Settings → Devices → Link Desktop Device. It works for about %d seconds; I send a new one when it expires. Send /cancel to stop.",
+		langZH: "📷 请在已登录该账号的手机上用 Telegram 扫描这个二维码：设置 → 设备 → 连接桌面设备。二维码约 %d 秒内有效；过期后我会发送新的。发送 /cancel 可取消。",
+	},
+	"account.qr_password": {
+		langEN: "🔑 Scanned. The account has two-step verification: send its password as your next message. I delete that message from this chat at once.%s",
+		langZH: "🔑 已扫描。该账号开启了两步验证：请把密码作为下一条消息发送。我会立刻从聊天中删除这条消息。%s",
+	},
+	"account.qr_hint": {
+		langEN: " (Hint: %s)",
+		langZH: "（提示：%s）",
+	},
+	"account.qr_timeout": {
+		langEN: "⌛ No QR code was scanned in time; nothing was stored. Send /account_add again.",
+		langZH: "⌛ 二维码未在有效时间内被扫描；没有保存任何内容。请重新发送 /account_add。",
+	},
 	"account.received": {
 		langEN: "🔒 Received, and deleted from the chat. Checking it with the platform…",
 		langZH: "🔒 已收到，并已从聊天中删除。正在向平台核验……",

@@ -1,8 +1,9 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
-// Protocol version 1.2 (independent of any adapter's software version; 1.1
+// Protocol version 1.3 (independent of any adapter's software version; 1.1
 // added ReadMedia, Media.stream_ref, ResolveRequest.account and the
-// scope_cache of FetchRequest and FetchResponse; 1.2 added Join). Core
+// scope_cache of FetchRequest and FetchResponse; 1.2 added Join; 1.3 added
+// SignIn). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
@@ -2436,6 +2437,350 @@ func (x *JoinResponse) GetChannel() *Target {
 	return nil
 }
 
+// SignInInput is what core sends on a SignIn stream: the first message
+// names provider_id and method; a later one answers a password step.
+type SignInInput struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ProviderId string                 `protobuf:"bytes,1,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// method is how the person signs in: "qr" (a QR code scanned with the
+	// platform's app).
+	Method string `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	// password answers a SignInStep.password (never logged by either side).
+	Password string `protobuf:"bytes,3,opt,name=password,proto3" json:"password,omitempty"`
+	// wait_seconds bounds the wait for a scan (0: the adapter's default).
+	WaitSeconds   uint32 `protobuf:"varint,4,opt,name=wait_seconds,json=waitSeconds,proto3" json:"wait_seconds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInInput) Reset() {
+	*x = SignInInput{}
+	mi := &file_adapter_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInInput) ProtoMessage() {}
+
+func (x *SignInInput) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInInput.ProtoReflect.Descriptor instead.
+func (*SignInInput) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SignInInput) GetProviderId() string {
+	if x != nil {
+		return x.ProviderId
+	}
+	return ""
+}
+
+func (x *SignInInput) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *SignInInput) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+func (x *SignInInput) GetWaitSeconds() uint32 {
+	if x != nil {
+		return x.WaitSeconds
+	}
+	return 0
+}
+
+// SignInStep is one step the adapter sends on a SignIn stream.
+type SignInStep struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Step:
+	//
+	//	*SignInStep_Qr
+	//	*SignInStep_Password
+	//	*SignInStep_Done
+	//	*SignInStep_Error
+	Step          isSignInStep_Step `protobuf_oneof:"step"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInStep) Reset() {
+	*x = SignInStep{}
+	mi := &file_adapter_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInStep) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInStep) ProtoMessage() {}
+
+func (x *SignInStep) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInStep.ProtoReflect.Descriptor instead.
+func (*SignInStep) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SignInStep) GetStep() isSignInStep_Step {
+	if x != nil {
+		return x.Step
+	}
+	return nil
+}
+
+func (x *SignInStep) GetQr() *SignInQR {
+	if x != nil {
+		if x, ok := x.Step.(*SignInStep_Qr); ok {
+			return x.Qr
+		}
+	}
+	return nil
+}
+
+func (x *SignInStep) GetPassword() *SignInPassword {
+	if x != nil {
+		if x, ok := x.Step.(*SignInStep_Password); ok {
+			return x.Password
+		}
+	}
+	return nil
+}
+
+func (x *SignInStep) GetDone() *SignInDone {
+	if x != nil {
+		if x, ok := x.Step.(*SignInStep_Done); ok {
+			return x.Done
+		}
+	}
+	return nil
+}
+
+func (x *SignInStep) GetError() *Error {
+	if x != nil {
+		if x, ok := x.Step.(*SignInStep_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+type isSignInStep_Step interface {
+	isSignInStep_Step()
+}
+
+type SignInStep_Qr struct {
+	Qr *SignInQR `protobuf:"bytes,1,opt,name=qr,proto3,oneof"`
+}
+
+type SignInStep_Password struct {
+	Password *SignInPassword `protobuf:"bytes,2,opt,name=password,proto3,oneof"`
+}
+
+type SignInStep_Done struct {
+	Done *SignInDone `protobuf:"bytes,3,opt,name=done,proto3,oneof"`
+}
+
+type SignInStep_Error struct {
+	Error *Error `protobuf:"bytes,4,opt,name=error,proto3,oneof"`
+}
+
+func (*SignInStep_Qr) isSignInStep_Step() {}
+
+func (*SignInStep_Password) isSignInStep_Step() {}
+
+func (*SignInStep_Done) isSignInStep_Step() {}
+
+func (*SignInStep_Error) isSignInStep_Step() {}
+
+// SignInQR is a login code to show until expires_at.
+type SignInQR struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// login_url is what the code encodes (e.g. tg://login?token=…).
+	LoginUrl string `protobuf:"bytes,1,opt,name=login_url,json=loginUrl,proto3" json:"login_url,omitempty"`
+	// png is the code as a PNG image.
+	Png           []byte                 `protobuf:"bytes,2,opt,name=png,proto3" json:"png,omitempty"`
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInQR) Reset() {
+	*x = SignInQR{}
+	mi := &file_adapter_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInQR) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInQR) ProtoMessage() {}
+
+func (x *SignInQR) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInQR.ProtoReflect.Descriptor instead.
+func (*SignInQR) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *SignInQR) GetLoginUrl() string {
+	if x != nil {
+		return x.LoginUrl
+	}
+	return ""
+}
+
+func (x *SignInQR) GetPng() []byte {
+	if x != nil {
+		return x.Png
+	}
+	return nil
+}
+
+func (x *SignInQR) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+// SignInPassword asks for the account's two-step verification password.
+type SignInPassword struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hint is the account's password hint, if any.
+	Hint          string `protobuf:"bytes,1,opt,name=hint,proto3" json:"hint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInPassword) Reset() {
+	*x = SignInPassword{}
+	mi := &file_adapter_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInPassword) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInPassword) ProtoMessage() {}
+
+func (x *SignInPassword) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInPassword.ProtoReflect.Descriptor instead.
+func (*SignInPassword) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *SignInPassword) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
+}
+
+// SignInDone ends a sign-in: input is what PrepareCredential takes (the
+// new session); it is a secret.
+type SignInDone struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         []byte                 `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInDone) Reset() {
+	*x = SignInDone{}
+	mi := &file_adapter_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInDone) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInDone) ProtoMessage() {}
+
+func (x *SignInDone) ProtoReflect() protoreflect.Message {
+	mi := &file_adapter_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInDone.ProtoReflect.Descriptor instead.
+func (*SignInDone) Descriptor() ([]byte, []int) {
+	return file_adapter_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *SignInDone) GetInput() []byte {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
 var File_adapter_proto protoreflect.FileDescriptor
 
 const file_adapter_proto_rawDesc = "" +
@@ -2630,7 +2975,30 @@ const file_adapter_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\x0e2\x1d.monitor.adapter.v1.JoinStateR\x05state\x12\x16\n" +
 	"\x06invite\x18\x03 \x01(\tR\x06invite\x12\x14\n" +
 	"\x05title\x18\x04 \x01(\tR\x05title\x124\n" +
-	"\achannel\x18\x05 \x01(\v2\x1a.monitor.adapter.v1.TargetR\achannel*P\n" +
+	"\achannel\x18\x05 \x01(\v2\x1a.monitor.adapter.v1.TargetR\achannel\"\x85\x01\n" +
+	"\vSignInInput\x12\x1f\n" +
+	"\vprovider_id\x18\x01 \x01(\tR\n" +
+	"providerId\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12\x1a\n" +
+	"\bpassword\x18\x03 \x01(\tR\bpassword\x12!\n" +
+	"\fwait_seconds\x18\x04 \x01(\rR\vwaitSeconds\"\xef\x01\n" +
+	"\n" +
+	"SignInStep\x12.\n" +
+	"\x02qr\x18\x01 \x01(\v2\x1c.monitor.adapter.v1.SignInQRH\x00R\x02qr\x12@\n" +
+	"\bpassword\x18\x02 \x01(\v2\".monitor.adapter.v1.SignInPasswordH\x00R\bpassword\x124\n" +
+	"\x04done\x18\x03 \x01(\v2\x1e.monitor.adapter.v1.SignInDoneH\x00R\x04done\x121\n" +
+	"\x05error\x18\x04 \x01(\v2\x19.monitor.adapter.v1.ErrorH\x00R\x05errorB\x06\n" +
+	"\x04step\"t\n" +
+	"\bSignInQR\x12\x1b\n" +
+	"\tlogin_url\x18\x01 \x01(\tR\bloginUrl\x12\x10\n" +
+	"\x03png\x18\x02 \x01(\fR\x03png\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"$\n" +
+	"\x0eSignInPassword\x12\x12\n" +
+	"\x04hint\x18\x01 \x01(\tR\x04hint\"\"\n" +
+	"\n" +
+	"SignInDone\x12\x14\n" +
+	"\x05input\x18\x01 \x01(\fR\x05input*P\n" +
 	"\bAuthMode\x12\x19\n" +
 	"\x15AUTH_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eAUTH_MODE_NONE\x10\x01\x12\x15\n" +
@@ -2670,7 +3038,7 @@ const file_adapter_proto_rawDesc = "" +
 	"\x16JOIN_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12JOIN_STATE_CHECKED\x10\x01\x12\x15\n" +
 	"\x11JOIN_STATE_JOINED\x10\x02\x12\x18\n" +
-	"\x14JOIN_STATE_REQUESTED\x10\x032\x80\x05\n" +
+	"\x14JOIN_STATE_REQUESTED\x10\x032\xcf\x05\n" +
 	"\aAdapter\x12U\n" +
 	"\bDescribe\x12#.monitor.adapter.v1.DescribeRequest\x1a$.monitor.adapter.v1.DescribeResponse\x12R\n" +
 	"\aResolve\x12\".monitor.adapter.v1.ResolveRequest\x1a#.monitor.adapter.v1.ResolveResponse\x12L\n" +
@@ -2678,7 +3046,8 @@ const file_adapter_proto_rawDesc = "" +
 	"\x11PrepareCredential\x12,.monitor.adapter.v1.PrepareCredentialRequest\x1a-.monitor.adapter.v1.PrepareCredentialResponse\x12j\n" +
 	"\x0fCheckConnection\x12*.monitor.adapter.v1.CheckConnectionRequest\x1a+.monitor.adapter.v1.CheckConnectionResponse\x12S\n" +
 	"\tReadMedia\x12$.monitor.adapter.v1.ReadMediaRequest\x1a\x1e.monitor.adapter.v1.MediaChunk0\x01\x12I\n" +
-	"\x04Join\x12\x1f.monitor.adapter.v1.JoinRequest\x1a .monitor.adapter.v1.JoinResponseB7Z5github.com/monitorhq/monitor/api/adapter/v1;adapterv1b\x06proto3"
+	"\x04Join\x12\x1f.monitor.adapter.v1.JoinRequest\x1a .monitor.adapter.v1.JoinResponse\x12M\n" +
+	"\x06SignIn\x12\x1f.monitor.adapter.v1.SignInInput\x1a\x1e.monitor.adapter.v1.SignInStep(\x010\x01B7Z5github.com/monitorhq/monitor/api/adapter/v1;adapterv1b\x06proto3"
 
 var (
 	file_adapter_proto_rawDescOnce sync.Once
@@ -2693,7 +3062,7 @@ func file_adapter_proto_rawDescGZIP() []byte {
 }
 
 var file_adapter_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_adapter_proto_goTypes = []any{
 	(AuthMode)(0),                     // 0: monitor.adapter.v1.AuthMode
 	(Visibility)(0),                   // 1: monitor.adapter.v1.Visibility
@@ -2728,7 +3097,12 @@ var file_adapter_proto_goTypes = []any{
 	(*CheckConnectionResponse)(nil),   // 30: monitor.adapter.v1.CheckConnectionResponse
 	(*JoinRequest)(nil),               // 31: monitor.adapter.v1.JoinRequest
 	(*JoinResponse)(nil),              // 32: monitor.adapter.v1.JoinResponse
-	(*timestamppb.Timestamp)(nil),     // 33: google.protobuf.Timestamp
+	(*SignInInput)(nil),               // 33: monitor.adapter.v1.SignInInput
+	(*SignInStep)(nil),                // 34: monitor.adapter.v1.SignInStep
+	(*SignInQR)(nil),                  // 35: monitor.adapter.v1.SignInQR
+	(*SignInPassword)(nil),            // 36: monitor.adapter.v1.SignInPassword
+	(*SignInDone)(nil),                // 37: monitor.adapter.v1.SignInDone
+	(*timestamppb.Timestamp)(nil),     // 38: google.protobuf.Timestamp
 }
 var file_adapter_proto_depIdxs = []int32{
 	0,  // 0: monitor.adapter.v1.Provider.auth_mode:type_name -> monitor.adapter.v1.AuthMode
@@ -2743,12 +3117,12 @@ var file_adapter_proto_depIdxs = []int32{
 	12, // 9: monitor.adapter.v1.ResolveResponse.error:type_name -> monitor.adapter.v1.Error
 	14, // 10: monitor.adapter.v1.FetchRequest.target:type_name -> monitor.adapter.v1.Target
 	3,  // 11: monitor.adapter.v1.Display.text_kind:type_name -> monitor.adapter.v1.TextKind
-	33, // 12: monitor.adapter.v1.Display.published_at:type_name -> google.protobuf.Timestamp
+	38, // 12: monitor.adapter.v1.Display.published_at:type_name -> google.protobuf.Timestamp
 	4,  // 13: monitor.adapter.v1.Media.kind:type_name -> monitor.adapter.v1.MediaKind
 	19, // 14: monitor.adapter.v1.Graph.entities:type_name -> monitor.adapter.v1.Entity
 	20, // 15: monitor.adapter.v1.Graph.relations:type_name -> monitor.adapter.v1.Relation
 	1,  // 16: monitor.adapter.v1.SourceResponse.visibility:type_name -> monitor.adapter.v1.Visibility
-	33, // 17: monitor.adapter.v1.RelatedTarget.published_at:type_name -> google.protobuf.Timestamp
+	38, // 17: monitor.adapter.v1.RelatedTarget.published_at:type_name -> google.protobuf.Timestamp
 	12, // 18: monitor.adapter.v1.FetchResponse.error:type_name -> monitor.adapter.v1.Error
 	1,  // 19: monitor.adapter.v1.FetchResponse.visibility:type_name -> monitor.adapter.v1.Visibility
 	17, // 20: monitor.adapter.v1.FetchResponse.display:type_name -> monitor.adapter.v1.Display
@@ -2763,25 +3137,32 @@ var file_adapter_proto_depIdxs = []int32{
 	12, // 29: monitor.adapter.v1.JoinResponse.error:type_name -> monitor.adapter.v1.Error
 	5,  // 30: monitor.adapter.v1.JoinResponse.state:type_name -> monitor.adapter.v1.JoinState
 	14, // 31: monitor.adapter.v1.JoinResponse.channel:type_name -> monitor.adapter.v1.Target
-	10, // 32: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
-	13, // 33: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
-	16, // 34: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
-	25, // 35: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
-	27, // 36: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
-	28, // 37: monitor.adapter.v1.Adapter.ReadMedia:input_type -> monitor.adapter.v1.ReadMediaRequest
-	31, // 38: monitor.adapter.v1.Adapter.Join:input_type -> monitor.adapter.v1.JoinRequest
-	11, // 39: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
-	15, // 40: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
-	24, // 41: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
-	26, // 42: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
-	30, // 43: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
-	29, // 44: monitor.adapter.v1.Adapter.ReadMedia:output_type -> monitor.adapter.v1.MediaChunk
-	32, // 45: monitor.adapter.v1.Adapter.Join:output_type -> monitor.adapter.v1.JoinResponse
-	39, // [39:46] is the sub-list for method output_type
-	32, // [32:39] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	35, // 32: monitor.adapter.v1.SignInStep.qr:type_name -> monitor.adapter.v1.SignInQR
+	36, // 33: monitor.adapter.v1.SignInStep.password:type_name -> monitor.adapter.v1.SignInPassword
+	37, // 34: monitor.adapter.v1.SignInStep.done:type_name -> monitor.adapter.v1.SignInDone
+	12, // 35: monitor.adapter.v1.SignInStep.error:type_name -> monitor.adapter.v1.Error
+	38, // 36: monitor.adapter.v1.SignInQR.expires_at:type_name -> google.protobuf.Timestamp
+	10, // 37: monitor.adapter.v1.Adapter.Describe:input_type -> monitor.adapter.v1.DescribeRequest
+	13, // 38: monitor.adapter.v1.Adapter.Resolve:input_type -> monitor.adapter.v1.ResolveRequest
+	16, // 39: monitor.adapter.v1.Adapter.Fetch:input_type -> monitor.adapter.v1.FetchRequest
+	25, // 40: monitor.adapter.v1.Adapter.PrepareCredential:input_type -> monitor.adapter.v1.PrepareCredentialRequest
+	27, // 41: monitor.adapter.v1.Adapter.CheckConnection:input_type -> monitor.adapter.v1.CheckConnectionRequest
+	28, // 42: monitor.adapter.v1.Adapter.ReadMedia:input_type -> monitor.adapter.v1.ReadMediaRequest
+	31, // 43: monitor.adapter.v1.Adapter.Join:input_type -> monitor.adapter.v1.JoinRequest
+	33, // 44: monitor.adapter.v1.Adapter.SignIn:input_type -> monitor.adapter.v1.SignInInput
+	11, // 45: monitor.adapter.v1.Adapter.Describe:output_type -> monitor.adapter.v1.DescribeResponse
+	15, // 46: monitor.adapter.v1.Adapter.Resolve:output_type -> monitor.adapter.v1.ResolveResponse
+	24, // 47: monitor.adapter.v1.Adapter.Fetch:output_type -> monitor.adapter.v1.FetchResponse
+	26, // 48: monitor.adapter.v1.Adapter.PrepareCredential:output_type -> monitor.adapter.v1.PrepareCredentialResponse
+	30, // 49: monitor.adapter.v1.Adapter.CheckConnection:output_type -> monitor.adapter.v1.CheckConnectionResponse
+	29, // 50: monitor.adapter.v1.Adapter.ReadMedia:output_type -> monitor.adapter.v1.MediaChunk
+	32, // 51: monitor.adapter.v1.Adapter.Join:output_type -> monitor.adapter.v1.JoinResponse
+	34, // 52: monitor.adapter.v1.Adapter.SignIn:output_type -> monitor.adapter.v1.SignInStep
+	45, // [45:53] is the sub-list for method output_type
+	37, // [37:45] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_adapter_proto_init() }
@@ -2789,13 +3170,19 @@ func file_adapter_proto_init() {
 	if File_adapter_proto != nil {
 		return
 	}
+	file_adapter_proto_msgTypes[28].OneofWrappers = []any{
+		(*SignInStep_Qr)(nil),
+		(*SignInStep_Password)(nil),
+		(*SignInStep_Done)(nil),
+		(*SignInStep_Error)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_adapter_proto_rawDesc), len(file_adapter_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   27,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,8 +1,9 @@
 // adapter.v1: the protocol between Monitor's core and its source adapters.
 //
-// Protocol version 1.2 (independent of any adapter's software version; 1.1
+// Protocol version 1.3 (independent of any adapter's software version; 1.1
 // added ReadMedia, Media.stream_ref, ResolveRequest.account and the
-// scope_cache of FetchRequest and FetchResponse; 1.2 added Join). Core
+// scope_cache of FetchRequest and FetchResponse; 1.2 added Join; 1.3 added
+// SignIn). Core
 // refuses a different major; within a major, minors only add optional fields
 // and operations, and old peers ignore what they do not know. Changing the
 // meaning of a field, removing one, or changing an operation's semantics
@@ -41,6 +42,7 @@ const (
 	Adapter_CheckConnection_FullMethodName   = "/monitor.adapter.v1.Adapter/CheckConnection"
 	Adapter_ReadMedia_FullMethodName         = "/monitor.adapter.v1.Adapter/ReadMedia"
 	Adapter_Join_FullMethodName              = "/monitor.adapter.v1.Adapter/Join"
+	Adapter_SignIn_FullMethodName            = "/monitor.adapter.v1.Adapter/SignIn"
 )
 
 // AdapterClient is the client API for Adapter service.
@@ -72,6 +74,14 @@ type AdapterClient interface {
 	// check_only only says what the invite is. Core calls it only after an
 	// operator approved the tenant's request.
 	Join(ctx context.Context, in *JoinRequest, opts ...grpc.CallOption) (*JoinResponse, error)
+	// SignIn signs a new account in interactively (capability
+	// credential.interactive, protocol 1.3): core opens the stream with
+	// provider_id and method, the adapter answers with steps (a QR code to
+	// show, again for each new token; a password question), core answers a
+	// password step with the password, and the stream ends with done (an
+	// input PrepareCredential takes) or error. The adapter keeps its own app
+	// credentials; core never sees them.
+	SignIn(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SignInInput, SignInStep], error)
 }
 
 type adapterClient struct {
@@ -161,6 +171,19 @@ func (c *adapterClient) Join(ctx context.Context, in *JoinRequest, opts ...grpc.
 	return out, nil
 }
 
+func (c *adapterClient) SignIn(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SignInInput, SignInStep], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Adapter_ServiceDesc.Streams[1], Adapter_SignIn_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[SignInInput, SignInStep]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Adapter_SignInClient = grpc.BidiStreamingClient[SignInInput, SignInStep]
+
 // AdapterServer is the server API for Adapter service.
 // All implementations must embed UnimplementedAdapterServer
 // for forward compatibility.
@@ -190,6 +213,14 @@ type AdapterServer interface {
 	// check_only only says what the invite is. Core calls it only after an
 	// operator approved the tenant's request.
 	Join(context.Context, *JoinRequest) (*JoinResponse, error)
+	// SignIn signs a new account in interactively (capability
+	// credential.interactive, protocol 1.3): core opens the stream with
+	// provider_id and method, the adapter answers with steps (a QR code to
+	// show, again for each new token; a password question), core answers a
+	// password step with the password, and the stream ends with done (an
+	// input PrepareCredential takes) or error. The adapter keeps its own app
+	// credentials; core never sees them.
+	SignIn(grpc.BidiStreamingServer[SignInInput, SignInStep]) error
 	mustEmbedUnimplementedAdapterServer()
 }
 
@@ -220,6 +251,9 @@ func (UnimplementedAdapterServer) ReadMedia(*ReadMediaRequest, grpc.ServerStream
 }
 func (UnimplementedAdapterServer) Join(context.Context, *JoinRequest) (*JoinResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Join not implemented")
+}
+func (UnimplementedAdapterServer) SignIn(grpc.BidiStreamingServer[SignInInput, SignInStep]) error {
+	return status.Error(codes.Unimplemented, "method SignIn not implemented")
 }
 func (UnimplementedAdapterServer) mustEmbedUnimplementedAdapterServer() {}
 func (UnimplementedAdapterServer) testEmbeddedByValue()                 {}
@@ -361,6 +395,13 @@ func _Adapter_Join_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Adapter_SignIn_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(AdapterServer).SignIn(&grpc.GenericServerStream[SignInInput, SignInStep]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Adapter_SignInServer = grpc.BidiStreamingServer[SignInInput, SignInStep]
+
 // Adapter_ServiceDesc is the grpc.ServiceDesc for Adapter service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -398,6 +439,12 @@ var Adapter_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "ReadMedia",
 			Handler:       _Adapter_ReadMedia_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "SignIn",
+			Handler:       _Adapter_SignIn_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "adapter.proto",

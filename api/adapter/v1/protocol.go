@@ -3,7 +3,7 @@ package adapterv1
 // The protocol version this code speaks.
 const (
 	ProtocolMajor = 1
-	ProtocolMinor = 2
+	ProtocolMinor = 3
 )
 
 // Capability names of protocol 1.1. Every one is at version 1.0.
@@ -28,7 +28,20 @@ const (
 	// CapAccountJoin (protocol 1.2): Join makes the account a member of a
 	// chat by an invite link.
 	CapAccountJoin = "account.join"
+	// CapCredentialInteractive (protocol 1.3): SignIn signs a new account
+	// in step by step (a QR code, a password).
+	CapCredentialInteractive = "credential.interactive"
 )
+
+// Methods of SignInInput.method.
+const (
+	// SignInMethodQR: a QR code scanned with the platform's app.
+	SignInMethodQR = "qr"
+)
+
+// ReasonQRNotScanned is the Error.reason of a SignIn whose wait ended
+// with no code scanned.
+const ReasonQRNotScanned = "qr_not_scanned"
 
 // Cap1 is a capability at version 1.0, the only version protocol 1.0 knows.
 func Cap1(name string) *Capability {
