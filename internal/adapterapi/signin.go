@@ -47,6 +47,11 @@ func (r *Registry) SignIn(ctx context.Context, adapterID, provider, method strin
 	st, err := a.client.SignIn(sctx)
 	if err == nil {
 		err = st.Send(&adapterv1.SignInInput{ProviderId: p.GetId(), Method: method, WaitSeconds: uint32(wait / time.Second)})
+		if errors.Is(err, io.EOF) {
+			// The adapter ended the stream already; what it sent, and
+			// how it ended, are for Next to read (gRPC's rule for Send).
+			err = nil
+		}
 	}
 	if err != nil {
 		cancel()
