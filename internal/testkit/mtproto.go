@@ -200,12 +200,17 @@ func (f *Telegram) KeysPEM() []byte {
 
 // Session signs a client in to the fake (the key exchange) and returns
 // its session as gotd's session.json holds it.
+//
+// The key exchange is the costly part of a fake Telegram: the client
+// factors the server's pq and tests its 2048-bit DH prime, about 1.7 s of
+// CPU under -race, and several times that on two cores shared with the
+// rest of the suite. Hence the wide deadline: it bounds a hang, not speed.
 func (f *Telegram) Session(t testing.TB) []byte {
 	t.Helper()
 	storage := &session.StorageMemory{}
 	c := gotd.NewClient(1, "test-hash", gotd.Options{PublicKeys: f.PublicKeys(), DCList: f.DCList(), Resolver: f.Resolver(),
 		SessionStorage: storage, NoUpdates: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if err := c.Run(ctx, func(context.Context) error { return nil }); err != nil {
 		t.Fatalf("testkit: sign in to the fake Telegram: %v", err)
