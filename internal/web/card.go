@@ -26,9 +26,9 @@ type PostCard struct {
 // and attribute escaper leave as they are, and which no escaping of
 // other text can produce) and splits the result at the mark.
 func (r *Renderer) Card(p *Post) (PostCard, error) {
-	t, ok := r.pages["list.html"]
-	if !ok {
-		return PostCard{}, fmt.Errorf("web: no page template list.html")
+	t, err := r.page("list.html")
+	if err != nil {
+		return PostCard{}, err
 	}
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "card", cardBlock{Root: r.rootMark, Post: p}); err != nil {
