@@ -154,7 +154,13 @@ func (w *world) calls(chat int64, method string) []testkit.BotCall {
 // line) in a chat.
 func (w *world) result(chat int64) testkit.BotCall {
 	w.t.Helper()
-	return w.waitCall("the result text", func(c testkit.BotCall) bool {
+	return w.resultWithin(chat, 60*time.Second)
+}
+
+// resultWithin is result with a deadline.
+func (w *world) resultWithin(chat int64, within time.Duration) testkit.BotCall {
+	w.t.Helper()
+	return w.waitCallWithin("the result text", within, func(c testkit.BotCall) bool {
 		return c.ChatID == chat && c.OK() && c.Method != "editMessageText" && strings.Contains(c.Text, "🆔 ")
 	})
 }
