@@ -252,7 +252,7 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 				return err
 			}
 		}
-		pending := 0
+		var downloads []river.JobArgs
 		for i, m := range resp.GetMedia() {
 			asset := store.Asset{
 				CaptureID: c.ID, DataScope: c.DataScope, Visibility: c.Visibility, Position: i,
@@ -271,16 +271,14 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 				return err
 			}
 			if asset.State == store.AssetPending {
-				pending++
-				if err := a.insertJob(ctx, tx, queue.DownloadArgs{AssetID: asset.ID, TenantID: c.TenantID}); err != nil {
-					return err
-				}
+				downloads = append(downloads, queue.DownloadArgs{AssetID: asset.ID, TenantID: c.TenantID})
 			}
 		}
-		if pending == 0 {
+		if len(downloads) == 0 {
 			return a.finalizeInline(ctx, tx, c.ID, c.TenantID)
 		}
-		return nil
+		// One insert for all of a capture's downloads.
+		return a.insertJobs(ctx, tx, downloads)
 	})
 	if errors.Is(err, errCanonicalBusy) {
 		// The canonical collection is being captured right now: fetch

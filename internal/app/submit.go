@@ -385,6 +385,14 @@ func (a *App) insertJob(ctx context.Context, tx *store.Tx, args river.JobArgs) e
 	return err
 }
 
+// insertJobs adds jobs inside tx in one batch.
+func (a *App) insertJobs(ctx context.Context, tx *store.Tx, args []river.JobArgs) error {
+	if a.queue == nil {
+		return fmt.Errorf("app: no queue attached; cannot start %s work", args[0].Kind())
+	}
+	return a.queue.InsertManyTx(ctx, tx, args)
+}
+
 // publicCollection is the public collection of a target, first made by
 // tenantID.
 func publicCollection(tenantID uuid.UUID, platform, entityType, objectScope, externalID, adapter, url string) store.Collection {
