@@ -99,14 +99,11 @@ func (a *App) WatchTick(ctx context.Context) (int, error) {
 			if n = len(due); n == 0 {
 				return nil
 			}
-			if a.queue == nil {
-				return fmt.Errorf("app: no queue attached; cannot start watch runs")
-			}
 			jobs := make([]river.JobArgs, len(due))
 			for i, s := range due {
 				jobs[i] = queue.WatchSourceArgs{SourceID: s.ID, Owner: owner}
 			}
-			return a.queue.InsertManyTx(ctx, tx, jobs)
+			return a.insertJobs(ctx, tx, jobs)
 		})
 		total += n
 		if err != nil || n < watchClaimBatch {
