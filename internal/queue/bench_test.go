@@ -48,7 +48,7 @@ func BenchmarkInsertTx(b *testing.B) {
 func BenchmarkWorkThroughput(b *testing.B) {
 	ctx := context.Background()
 	_, q := newBenchQueue(b)
-	completed, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+	completed, cancel := q.Completed()
 	defer cancel()
 	if err := q.Start(ctx); err != nil {
 		b.Fatal(err)
@@ -72,8 +72,8 @@ func BenchmarkWorkThroughput(b *testing.B) {
 		for range batch {
 			select {
 			case ev := <-completed:
-				if ev.Job.State != rivertype.JobStateCompleted {
-					b.Fatalf("job %d: %s", ev.Job.ID, ev.Job.State)
+				if ev.State != rivertype.JobStateCompleted {
+					b.Fatalf("job %d: %s", ev.ID, ev.State)
 				}
 			case <-time.After(30 * time.Second):
 				b.Fatal("jobs did not complete")

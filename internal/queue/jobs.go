@@ -257,33 +257,29 @@ func (WatchPushArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Control, MaxAttempts: 10}
 }
 
-// Schedule lists the jobs River inserts on a schedule, for Queue.AddPeriodic.
-// Only the elected leader among the processes inserts them, so each runs
-// once per period however many replicas serve. Their workers must be
+// Schedule lists the jobs inserted on a schedule, for Queue.AddPeriodic:
+// each once when the queue starts, then every interval. On PostgreSQL only
+// the elected leader among the processes inserts them, so each runs once
+// per period however many replicas serve. Their workers must be
 // registered wherever the schedule is added. Each entry has a unique ID.
-func Schedule() []*river.PeriodicJob {
-	every := func(interval time.Duration, id string, args river.JobArgs) *river.PeriodicJob {
-		return river.NewPeriodicJob(river.PeriodicInterval(interval),
-			func() (river.JobArgs, *river.InsertOpts) { return args, nil },
-			&river.PeriodicJobOpts{ID: id, RunOnStart: true})
-	}
-	return []*river.PeriodicJob{
+func Schedule() []Periodic {
+	return []Periodic{
 		// Hourly, and once at start (seed 003: error_logs retention).
-		every(time.Hour, PurgeErrorLogsArgs{}.Kind(), PurgeErrorLogsArgs{}),
+		{ID: PurgeErrorLogsArgs{}.Kind(), Interval: time.Hour, Args: PurgeErrorLogsArgs{}},
 		// Hourly, and once at start: the channel plumbing of handled updates.
-		every(time.Hour, PurgeChannelRowsArgs{}.Kind(), PurgeChannelRowsArgs{}),
+		{ID: PurgeChannelRowsArgs{}.Kind(), Interval: time.Hour, Args: PurgeChannelRowsArgs{}},
 		// Hourly, and once at start: expired web sessions and login links.
-		every(time.Hour, PurgeWebSessionsArgs{}.Kind(), PurgeWebSessionsArgs{}),
+		{ID: PurgeWebSessionsArgs{}.Kind(), Interval: time.Hour, Args: PurgeWebSessionsArgs{}},
 		// Retention and object GC (seed 000), hourly.
-		every(time.Hour, PurgeCollectionsArgs{}.Kind(), PurgeCollectionsArgs{}),
-		every(time.Hour, CollectGarbageArgs{}.Kind(), CollectGarbageArgs{}),
+		{ID: PurgeCollectionsArgs{}.Kind(), Interval: time.Hour, Args: PurgeCollectionsArgs{}},
+		{ID: CollectGarbageArgs{}.Kind(), Interval: time.Hour, Args: CollectGarbageArgs{}},
 		// Work lost in a crash ends INTERRUPTED instead of staying in flight.
-		every(15*time.Minute, InterruptStaleArgs{}.Kind(), InterruptStaleArgs{}),
+		{ID: InterruptStaleArgs{}.Kind(), Interval: 15*time.Minute, Args: InterruptStaleArgs{}},
 		// Scheduled snapshots: the interval is a runtime setting (hours), so
 		// the check runs every 15 minutes and is a no-op while it is 0.
-		every(15*time.Minute, ScheduledSnapshotArgs{}.Kind(), ScheduledSnapshotArgs{}),
+		{ID: ScheduledSnapshotArgs{}.Kind(), Interval: 15*time.Minute, Args: ScheduledSnapshotArgs{}},
 		// Watched sources: every minute, the due ones are read.
-		every(time.Minute, WatchTickArgs{}.Kind(), WatchTickArgs{}),
+		{ID: WatchTickArgs{}.Kind(), Interval: time.Minute, Args: WatchTickArgs{}},
 	}
 }
 

@@ -17,6 +17,8 @@ type probeArgs struct{}
 
 func (probeArgs) Kind() string { return "periodic_probe" }
 
+func (probeArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queue.Control} }
+
 type probeWorker struct {
 	river.WorkerDefaults[probeArgs]
 	ran chan struct{}
@@ -39,9 +41,7 @@ func TestPeriodicJobRunsOnStart(t *testing.T) {
 		w := &probeWorker{ran: make(chan struct{}, 1)}
 		q, err := queue.New(st, testQueueConfig, log, func(ws *river.Workers) { river.AddWorker(ws, w) })
 		require.NoError(t, err)
-		job := river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return probeArgs{}, &river.InsertOpts{Queue: queue.Control} },
-			&river.PeriodicJobOpts{ID: "probe", RunOnStart: true})
+		job := queue.Periodic{ID: "probe", Interval: time.Hour, Args: probeArgs{}}
 		require.NoError(t, q.AddPeriodic(job))
 		require.Error(t, q.AddPeriodic(job), "a periodic job id is unique")
 		require.NoError(t, q.Start(ctx))

@@ -46,6 +46,20 @@ type Queue struct {
 	// waker wakes queues after business transactions on SQLite (wake.go);
 	// nil on PostgreSQL, where River listens.
 	waker *waker
+	// sleep lets an idle SQLite queue hibernate (hibernate.go); nil on
+	// PostgreSQL. periodic is its schedule there.
+	sleep    *hibernator
+	periodic []Periodic
+	// done hands out completed jobs across River's restarts.
+	done *completions
+}
+
+// Periodic is a job inserted every Interval, and once when the queue
+// starts. ID names it; it is unique among a queue's periodic jobs.
+type Periodic struct {
+	ID       string
+	Interval time.Duration
+	Args     river.JobArgs
 }
 
 // Register adds job workers to River's bundle; business packages pass their
@@ -92,16 +106,43 @@ func New(st *store.Store, cfg config.Queue, log *slog.Logger, register ...Regist
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	q := &Queue{client: client, log: log, waker: wk}
+	q := &Queue{client: client, log: log, waker: wk, done: newCompletions()}
+	if wk != nil {
+		q.sleep = newHibernator(client, log, q.done)
+		wk.sleep = q.sleep
+	}
 	wk.setClient(client)
 	return q, nil
 }
 
-// AddPeriodic adds jobs River inserts on a schedule (see Schedule), before
-// Start. Only the elected leader inserts them; every process should add the
-// same set so that whichever leads runs them. A duplicate ID is an error.
-func (q *Queue) AddPeriodic(jobs ...*river.PeriodicJob) error {
-	if _, err := q.client.PeriodicJobs().AddManySafely(jobs); err != nil {
+// AddPeriodic adds jobs inserted on a schedule (see Schedule), before
+// Start. On PostgreSQL River's elected leader inserts them, so every
+// process should add the same set and whichever leads runs them; on SQLite,
+// one process per data dir, the queue's hibernator does (hibernate.go). A
+// duplicate ID is an error.
+func (q *Queue) AddPeriodic(jobs ...Periodic) error {
+	seen := map[string]bool{}
+	for _, p := range q.periodic {
+		seen[p.ID] = true
+	}
+	for _, p := range jobs {
+		if seen[p.ID] {
+			return fmt.Errorf("queue: periodic job %q added twice", p.ID)
+		}
+		seen[p.ID] = true
+	}
+	q.periodic = append(q.periodic, jobs...)
+	if q.sleep != nil {
+		return nil
+	}
+	rj := make([]*river.PeriodicJob, len(jobs))
+	for i, p := range jobs {
+		args := p.Args
+		rj[i] = river.NewPeriodicJob(river.PeriodicInterval(p.Interval),
+			func() (river.JobArgs, *river.InsertOpts) { return args, nil },
+			&river.PeriodicJobOpts{ID: p.ID, RunOnStart: true})
+	}
+	if _, err := q.client.PeriodicJobs().AddManySafely(rj); err != nil {
 		return fmt.Errorf("queue: add periodic jobs: %w", err)
 	}
 	return nil
@@ -109,16 +150,25 @@ func (q *Queue) AddPeriodic(jobs ...*river.PeriodicJob) error {
 
 // Start begins working jobs until Stop.
 func (q *Queue) Start(ctx context.Context) error {
+	detach := q.done.attach(q.client)
 	if err := q.client.Start(ctx); err != nil {
+		detach()
 		return fmt.Errorf("queue: start: %w", err)
 	}
 	q.waker.start()
+	if q.sleep != nil {
+		q.sleep.begin(ctx, q.periodic)
+	}
 	return nil
 }
 
 // Stop waits for running jobs to finish until ctx ends, then cancels them.
 func (q *Queue) Stop(ctx context.Context) error {
 	q.waker.stop()
+	defer q.done.closeAll()
+	if q.sleep != nil && !q.sleep.halt() {
+		return nil // hibernating: nothing runs
+	}
 	err := q.client.Stop(ctx)
 	if err == nil {
 		return nil
@@ -127,6 +177,13 @@ func (q *Queue) Stop(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopCancelGrace)
 	defer cancel()
 	return q.client.StopAndCancel(cctx)
+}
+
+// Completed returns the jobs that complete from now on, until cancel or
+// Stop (for tests and operations checks). A reader that falls 1,000 behind
+// misses jobs.
+func (q *Queue) Completed() (<-chan *rivertype.JobRow, func()) {
+	return q.done.subscribe()
 }
 
 // InsertTx adds a job inside a business transaction: it exists only if tx
@@ -241,4 +298,10 @@ func migrator(st *store.Store) (*rivermigrate.Migrator[*sql.Tx], error) {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
 	return m, nil
+}
+
+// Hibernating reports whether the queue's River client is stopped because
+// it had nothing to do (hibernate.go); never on PostgreSQL.
+func (q *Queue) Hibernating() bool {
+	return q.sleep != nil && q.sleep.started() && !q.sleep.isAwake()
 }

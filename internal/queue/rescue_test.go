@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/monitorhq/monitor/internal/queue"
@@ -48,7 +47,7 @@ func TestRescueOrphansHandsJobsBack(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, again, "nothing is left running")
 
-	completed, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+	completed, cancel := q.Completed()
 	defer cancel()
 	start := time.Now()
 	require.NoError(t, q.Start(ctx))
@@ -61,7 +60,7 @@ func TestRescueOrphansHandsJobsBack(t *testing.T) {
 	for len(done) < 2 {
 		select {
 		case ev := <-completed:
-			done[ev.Job.ID] = true
+			done[ev.ID] = true
 		case <-time.After(30 * time.Second):
 			t.Fatalf("the orphans were not worked: %v", done)
 		}

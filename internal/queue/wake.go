@@ -127,6 +127,8 @@ type waker struct {
 	running bool
 	stopped bool
 	done    sync.WaitGroup
+	// sleep is the queue's hibernator, woken with each wake.
+	sleep *hibernator
 }
 
 func newWaker(log *slog.Logger) *waker {
@@ -155,6 +157,7 @@ func (w *waker) wake(queue string) {
 		return
 	}
 	w.pending[queue] = true
+	w.sleep.wake()
 	if !w.running {
 		w.running = true
 		w.done.Add(1)

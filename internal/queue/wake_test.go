@@ -22,7 +22,7 @@ func TestJobInsertedInATransactionStartsAtOnce(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t, "sqlite")
 	q := startQueue(t, st)
-	completed, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+	completed, cancel := q.Completed()
 	defer cancel()
 	time.Sleep(1500 * time.Millisecond) // past the first polls
 	var slowest time.Duration
@@ -35,7 +35,7 @@ func TestJobInsertedInATransactionStartsAtOnce(t *testing.T) {
 		}))
 		select {
 		case ev := <-completed:
-			slowest = max(slowest, ev.Job.AttemptedAt.Sub(committed))
+			slowest = max(slowest, ev.AttemptedAt.Sub(committed))
 		case <-time.After(10 * time.Second):
 			t.Fatal("the job did not complete")
 		}
@@ -101,7 +101,7 @@ func testWaitWakes(t *testing.T, fail bool, within time.Duration) {
 		defer cancel()
 		require.NoError(t, q.Stop(ctx))
 	})
-	completed, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+	completed, cancel := q.Completed()
 	defer cancel()
 	time.Sleep(1500 * time.Millisecond) // past the first polls
 	require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
@@ -117,10 +117,10 @@ func testWaitWakes(t *testing.T, fail bool, within time.Duration) {
 	for {
 		select {
 		case ev := <-completed:
-			if ev.Job.Kind != (snoozeArgs{}).Kind() {
+			if ev.Kind != (snoozeArgs{}).Kind() {
 				continue
 			}
-			took := ev.Job.AttemptedAt.Sub(snoozedAt)
+			took := ev.AttemptedAt.Sub(snoozedAt)
 			t.Logf("failed %v, started again %s after", fail, took)
 			require.Less(t, took, within, "the queue polls every 5 s; the end of the wait must wake it")
 			return

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/riverqueue/river"
 
 	"github.com/monitorhq/monitor/adapters/telegram"
 	"github.com/monitorhq/monitor/adapters/x"
@@ -353,11 +352,11 @@ func must(t testing.TB, what string, err error) {
 }
 
 // JobDone returns a function that waits until a job of the kind has
-// completed, through River's completion subscription. Call it before the
+// completed, through the queue's completions (queue.Completed). Call it before the
 // queue starts, so a job that runs at start is seen.
 func JobDone(t testing.TB, q *queue.Queue, kind string) (wait func()) {
 	t.Helper()
-	events, cancel := q.Client().Subscribe(river.EventKindJobCompleted)
+	events, cancel := q.Completed()
 	t.Cleanup(cancel)
 	return func() {
 		t.Helper()
@@ -365,11 +364,11 @@ func JobDone(t testing.TB, q *queue.Queue, kind string) (wait func()) {
 		defer deadline.Stop()
 		for {
 			select {
-			case ev, ok := <-events:
+			case job, ok := <-events:
 				if !ok {
 					t.Fatalf("testcore: the queue stopped before a %s job completed", kind)
 				}
-				if ev.Job.Kind == kind {
+				if job.Kind == kind {
 					return
 				}
 			case <-deadline.C:
