@@ -274,10 +274,10 @@ func Schedule() []Periodic {
 		{ID: PurgeCollectionsArgs{}.Kind(), Interval: time.Hour, Args: PurgeCollectionsArgs{}},
 		{ID: CollectGarbageArgs{}.Kind(), Interval: time.Hour, Args: CollectGarbageArgs{}},
 		// Work lost in a crash ends INTERRUPTED instead of staying in flight.
-		{ID: InterruptStaleArgs{}.Kind(), Interval: 15*time.Minute, Args: InterruptStaleArgs{}},
+		{ID: InterruptStaleArgs{}.Kind(), Interval: 15 * time.Minute, Args: InterruptStaleArgs{}},
 		// Scheduled snapshots: the interval is a runtime setting (hours), so
 		// the check runs every 15 minutes and is a no-op while it is 0.
-		{ID: ScheduledSnapshotArgs{}.Kind(), Interval: 15*time.Minute, Args: ScheduledSnapshotArgs{}},
+		{ID: ScheduledSnapshotArgs{}.Kind(), Interval: 15 * time.Minute, Args: ScheduledSnapshotArgs{}},
 		// Watched sources: every minute, the due ones are read.
 		{ID: WatchTickArgs{}.Kind(), Interval: time.Minute, Args: WatchTickArgs{}},
 	}
