@@ -33,7 +33,7 @@ func newBackupCore(t *testing.T) (*opsCore, string) {
 // runScheduled inserts the scheduled snapshot check and waits for it.
 func runScheduled(t *testing.T, c *opsCore, done func()) {
 	t.Helper()
-	_, err := c.q.Client().Insert(context.Background(), queue.ScheduledSnapshotArgs{}, nil)
+	_, err := c.q.Insert(context.Background(), queue.ScheduledSnapshotArgs{}, nil)
 	require.NoError(t, err)
 	done()
 }

@@ -35,8 +35,11 @@ const hibernateAfter = 5 * time.Second
 // hibernateCheck is how often an awake queue looks whether it is idle.
 const hibernateCheck = time.Second
 
-// hibernateStopTimeout bounds a stop of an idle client (nothing runs).
-const hibernateStopTimeout = 30 * time.Second
+// hibernateStopWait is how long a stop of an idle client is waited for
+// before the wait is logged: a job fetched just before the stop (one that
+// came due as the queue looked) runs to its end first, and jobs that come
+// meanwhile wait for it.
+const hibernateStopWait = 2 * time.Second
 
 // hibernator owns the River client's starts and stops between Queue.Start
 // and Queue.Stop on SQLite.
@@ -55,6 +58,18 @@ type hibernator struct {
 
 	mu    sync.Mutex
 	awake bool
+	// gate keeps inserts made outside a transaction (hold) off River's
+	// Start, which sets up the fetch they notify without a lock.
+	gate sync.RWMutex
+}
+
+// hold keeps the client from starting or stopping until release; nil-safe.
+func (h *hibernator) hold() (release func()) {
+	if h == nil {
+		return func() {}
+	}
+	h.gate.RLock()
+	return h.gate.RUnlock
 }
 
 func newHibernator(client *river.Client[*sql.Tx], log *slog.Logger, subs *completions) *hibernator {
@@ -102,6 +117,9 @@ func (h *hibernator) begin(ctx context.Context, periodic []Periodic) {
 
 // halt ends the loop and reports whether the client is left running.
 func (h *hibernator) halt() (awake bool) {
+	if !h.started() {
+		return true // never started: the client's Stop is a no-op
+	}
 	h.cancel()
 	<-h.done
 	return h.isAwake()
@@ -152,7 +170,10 @@ func (h *hibernator) loop(ctx context.Context) {
 			idleSince = now
 			continue
 		}
-		h.stop()
+		h.stop(ctx)
+		if ctx.Err() != nil {
+			return
+		}
 		// A job inserted while the client stopped is not lost: its poke
 		// waits in the channel, and this look finds one inserted unseen.
 		if h.busy(ctx, time.Now()) {
@@ -162,23 +183,26 @@ func (h *hibernator) loop(ctx context.Context) {
 	}
 }
 
-// insertDue inserts the periodic jobs that are due and says whether it
-// inserted any.
+// insertDue inserts the periodic jobs that are due, in one transaction,
+// and says whether it inserted any.
 func (h *hibernator) insertDue(ctx context.Context, now time.Time) bool {
-	any := false
+	var due []river.InsertManyParams
 	for i, p := range h.periodic {
-		if now.Before(h.next[i]) {
-			continue
+		if !now.Before(h.next[i]) {
+			h.next[i] = now.Add(p.Interval)
+			due = append(due, river.InsertManyParams{Args: p.Args})
 		}
-		h.next[i] = now.Add(p.Interval)
-		if _, err := h.client.Insert(ctx, p.Args, nil); err != nil {
-			h.log.Warn("could not insert a periodic job; it is inserted again at its next time",
-				slog.String("job", p.ID), slog.Any("err", err))
-			continue
-		}
-		any = true
 	}
-	return any
+	if len(due) == 0 {
+		return false
+	}
+	release := h.hold()
+	defer release()
+	if _, err := h.client.InsertMany(ctx, due); err != nil {
+		h.log.Warn("could not insert periodic jobs; each is inserted again at its next time", slog.Any("err", err))
+		return false
+	}
+	return true
 }
 
 // wakeAt is when a hibernating queue next looks for work: its next poll,
@@ -230,6 +254,8 @@ func (h *hibernator) nextScheduled(ctx context.Context) (time.Time, bool) {
 
 // start starts the client again; a failure is retried at the next poll.
 func (h *hibernator) start() {
+	h.gate.Lock()
+	defer h.gate.Unlock()
 	detach := h.subs.attach(h.client)
 	if err := h.client.Start(h.runCtx); err != nil {
 		detach()
@@ -242,13 +268,25 @@ func (h *hibernator) start() {
 	h.log.Debug("queue awake")
 }
 
-// stop stops the idle client.
-func (h *hibernator) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), hibernateStopTimeout)
-	defer cancel()
-	if err := h.client.Stop(ctx); err != nil {
-		h.log.Warn("could not let the idle queue hibernate", slog.Any("err", err))
-		return
+// stop stops the idle client. It returns early, the client left running
+// or stopping, when the queue itself stops (ctx): Queue.Stop then stops it.
+func (h *hibernator) stop(ctx context.Context) {
+	for logged := false; ; {
+		sctx, cancel := context.WithTimeout(ctx, hibernateStopWait)
+		h.gate.Lock()
+		err := h.client.Stop(sctx)
+		h.gate.Unlock()
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if !logged {
+			logged = true
+			h.log.Info("a job started as the queue was about to hibernate; the queue hibernates once it ends", slog.Any("err", err))
+		}
 	}
 	h.mu.Lock()
 	h.awake = false

@@ -90,8 +90,11 @@ func TestIdleQueueHibernatesAndWakes(t *testing.T) {
 
 	// One inserted behind its back is found at its next poll.
 	hibernated("before the unseen insert")
-	_, err = q.Client().Insert(ctx, queue.NoopArgs{Note: "unseen"}, nil)
-	require.NoError(t, err)
+	require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
+		// As another process would: no wake follows.
+		_, err := q.Client().InsertTx(ctx, tx.SQL(), queue.NoopArgs{Note: "unseen"}, nil)
+		return err
+	}))
 	took = waitNoop("unseen", 15*time.Second)
 	t.Logf("an unseen insert completed after %s", took)
 

@@ -164,9 +164,10 @@ func (q *Queue) Start(ctx context.Context) error {
 
 // Stop waits for running jobs to finish until ctx ends, then cancels them.
 func (q *Queue) Stop(ctx context.Context) error {
-	q.waker.stop()
 	defer q.done.closeAll()
-	if q.sleep != nil && !q.sleep.halt() {
+	asleep := q.sleep != nil && !q.sleep.halt()
+	q.waker.stop()
+	if asleep {
 		return nil // hibernating: nothing runs
 	}
 	err := q.client.Stop(ctx)
@@ -194,6 +195,19 @@ func (q *Queue) InsertTx(ctx context.Context, tx *store.Tx, args river.JobArgs, 
 		return nil, fmt.Errorf("queue: insert %s: %w", args.Kind(), err)
 	}
 	q.waker.afterCommit(tx, res.Job.Queue)
+	return res.Job, nil
+}
+
+// Insert adds a job in a transaction of its own, for operations and
+// tests; business changes use InsertTx.
+func (q *Queue) Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobRow, error) {
+	release := q.sleep.hold()
+	res, err := q.client.Insert(ctx, args, opts)
+	release()
+	if err != nil {
+		return nil, fmt.Errorf("queue: insert %s: %w", args.Kind(), err)
+	}
+	q.sleep.wake()
 	return res.Job, nil
 }
 

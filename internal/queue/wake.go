@@ -203,8 +203,10 @@ func (w *waker) loop() {
 		delete(w.pending, queue)
 		w.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		release := w.sleep.hold()
 		_, err := w.client.Insert(ctx, wakeArgs{}, &river.InsertOpts{Queue: queue, ScheduledAt: wakeDue,
 			UniqueOpts: river.UniqueOpts{ByQueue: true, ByState: wakeStates}})
+		release()
 		cancel()
 		if err != nil {
 			// The queue's next poll, within a second, fetches the jobs.
