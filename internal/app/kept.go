@@ -45,7 +45,7 @@ type keptPrincipal struct {
 // besides the tenant and the data (its parameters, its language). The
 // bytes are shared: the caller writes them out and never changes them.
 func (a *App) KeptAnswer(ctx context.Context, tenantID uuid.UUID, key string, build func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	mark, ok := a.store.ChangeMark(ctx)
+	mark, ok := a.store.LibraryMark(ctx, tenantID)
 	k := keptKey{tenant: tenantID, key: key}
 	if ok {
 		if e, hit := a.answers.get(k); hit && e.mark == mark {
