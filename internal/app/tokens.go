@@ -63,6 +63,11 @@ type Principal struct {
 	// API.
 	TokenID uuid.UUID
 	Admin   bool
+	// libraryMark is the tenant's store.LibraryMark read while
+	// authenticating, before anything the request reads (markOK: it was),
+	// so that KeptAnswer need not ask again.
+	libraryMark uint64
+	markOK      bool
 }
 
 // Authenticate finds the tenant of a REST token. Unknown and revoked tokens
@@ -76,6 +81,7 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	digest := TokenDigest(token)
 	kept, mark, markOK, hit := a.keptPrincipalOf(ctx, digest)
 	if hit {
+		kept.libraryMark, kept.markOK = mark, true
 		return kept, nil
 	}
 	t, err := a.store.TokenTenantByDigest(ctx, digest)
@@ -93,6 +99,9 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	p := Principal{TenantID: t.TenantID, TenantName: t.TenantName, TokenID: t.ID, Admin: t.Admin}
 	if markOK {
 		a.principals.put(string(digest), keptPrincipal{mark: mark, p: p})
+		p.libraryMark, p.markOK = mark, true
+	} else if t.LibraryMarkOK {
+		p.libraryMark, p.markOK = t.LibraryMark, true
 	}
 	return p, nil
 }

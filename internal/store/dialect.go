@@ -37,7 +37,8 @@ type dialect interface {
 	// is known: id, tenant_id, name, created_at, revoked_at, admin.
 	tokenByDigestQuery() string
 	// tokenTenantByDigestQuery is tokenByDigestQuery with the tenant's
-	// name and status, without a transaction.
+	// name, status and library version (NULL: none kept), without a
+	// transaction.
 	tokenTenantByDigestQuery() string
 	// tenantByNameQuery finds a tenant by name $1 across tenants, with
 	// tenantColumns.

@@ -86,7 +86,7 @@ func (postgresDialect) tokenByDigestQuery() string {
 }
 
 func (postgresDialect) tokenTenantByDigestQuery() string {
-	return `SELECT token_id, tenant_id, name, created_at, revoked_at, admin, tenant_name, tenant_status FROM monitor_token_tenant($1)`
+	return `SELECT token_id, tenant_id, name, created_at, revoked_at, admin, tenant_name, tenant_status, library_version FROM monitor_token_tenant($1)`
 }
 
 func (postgresDialect) tenantByNameQuery() string {

@@ -92,7 +92,7 @@ func (sqliteDialect) tokenByDigestQuery() string {
 }
 
 func (sqliteDialect) tokenTenantByDigestQuery() string {
-	return `SELECT t.id, t.tenant_id, t.name, t.created_at, t.revoked_at, t.admin, n.name, n.status
+	return `SELECT t.id, t.tenant_id, t.name, t.created_at, t.revoked_at, t.admin, n.name, n.status, NULL
 		FROM tokens t JOIN tenants n ON n.id = t.tenant_id WHERE t.digest = $1`
 }
 

@@ -176,15 +176,17 @@ REVOKE EXECUTE ON FUNCTION monitor_library_version(uuid) FROM PUBLIC;
 
 -- Token authentication in one call, before the tenant is known: the token
 -- with this digest, revoked or not, with its tenant's name and status (the
--- caller checks both), instead of a token lookup and a tenant read in two
--- transactions on every request.
+-- caller checks both) and the tenant's library version, instead of a token
+-- lookup and a tenant read in two transactions and a version read on every
+-- request.
 CREATE FUNCTION monitor_token_tenant(p_digest bytea)
     RETURNS TABLE (token_id uuid, tenant_id uuid, name text, created_at timestamptz, revoked_at timestamptz, admin boolean,
-                   tenant_name text, tenant_status text)
+                   tenant_name text, tenant_status text, library_version bigint)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path = pg_catalog, public
 BEGIN ATOMIC
-    SELECT t.id, t.tenant_id, t.name, t.created_at, t.revoked_at, t.admin, n.name, n.status
+    SELECT t.id, t.tenant_id, t.name, t.created_at, t.revoked_at, t.admin, n.name, n.status,
+           coalesce((SELECT v.version FROM library_versions v WHERE v.tenant_id = t.tenant_id), 0)
       FROM tokens t JOIN tenants n ON n.id = t.tenant_id
      WHERE t.digest = p_digest;
 END;
