@@ -8,11 +8,13 @@ import (
 
 // Answers kept until the database changes. Reading a page of the library
 // from the database and encoding it costs milliseconds; giving the same
-// bytes again costs microseconds. An answer is kept under the store's
-// change mark (store.ChangeMark) taken before it was read, and given again
-// only while the mark has not moved, that is while nothing at all was
-// committed: a save, a capture's end, a revoked token or a disabled tenant
-// each move it. Where the store cannot tell (PostgreSQL), nothing is kept.
+// bytes again costs microseconds. An answer is kept under the tenant's
+// library mark (store.LibraryMark) taken before it was read, and given
+// again only while the mark has not moved: on SQLite while nothing at all
+// was committed (store.ChangeMark), on PostgreSQL while nothing the
+// tenant's listing shows was (its library version, on every replica).
+// A token's tenant is kept under store.ChangeMark where there is one
+// (SQLite), and read with the library version in one query elsewhere.
 
 // Bounds of the kept answers: a few pages per tenant of a handful of
 // tenants, 8 MiB in all; a page of 100 posts with their graphs is a few
@@ -39,13 +41,19 @@ type keptPrincipal struct {
 	p    Principal
 }
 
-// KeptAnswer gives the bytes build made earlier for the tenant's key when
-// nothing was committed to the database since; otherwise it calls build
-// and keeps what it made. key must name everything the answer depends on
-// besides the tenant and the data (its parameters, its language). The
-// bytes are shared: the caller writes them out and never changes them.
-func (a *App) KeptAnswer(ctx context.Context, tenantID uuid.UUID, key string, build func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	mark, ok := a.store.ChangeMark(ctx)
+// KeptAnswer gives the bytes build made earlier for the principal's
+// tenant's key when nothing its library listing shows was committed since;
+// otherwise it calls build and keeps what it made. key must name everything
+// the answer depends on besides the tenant and its library (its
+// parameters, its language). The mark is the one read when p was
+// authenticated, else read now. The bytes are shared: the caller writes
+// them out and never changes them.
+func (a *App) KeptAnswer(ctx context.Context, p Principal, key string, build func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	tenantID := p.TenantID
+	mark, ok := p.libraryMark, p.markOK
+	if !ok {
+		mark, ok = a.store.LibraryMark(ctx, tenantID)
+	}
 	k := keptKey{tenant: tenantID, key: key}
 	if ok {
 		if e, hit := a.answers.get(k); hit && e.mark == mark {

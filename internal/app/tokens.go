@@ -63,6 +63,11 @@ type Principal struct {
 	// API.
 	TokenID uuid.UUID
 	Admin   bool
+	// libraryMark is the tenant's store.LibraryMark read while
+	// authenticating, before anything the request reads (markOK: it was),
+	// so that KeptAnswer need not ask again.
+	libraryMark uint64
+	markOK      bool
 }
 
 // Authenticate finds the tenant of a REST token. Unknown and revoked tokens
@@ -76,27 +81,27 @@ func (a *App) Authenticate(ctx context.Context, token string) (Principal, error)
 	digest := TokenDigest(token)
 	kept, mark, markOK, hit := a.keptPrincipalOf(ctx, digest)
 	if hit {
+		kept.libraryMark, kept.markOK = mark, true
 		return kept, nil
 	}
-	t, err := a.store.TokenGetByDigest(ctx, digest)
+	t, err := a.store.TokenTenantByDigest(ctx, digest)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && t.RevokedAt != nil) {
 		return Principal{}, ErrUnauthorized
 	}
 	if err != nil {
 		return Principal{}, err
 	}
-	tenant, err := a.store.TenantGetByID(store.WithTenant(ctx, t.TenantID), t.TenantID)
-	if err != nil {
-		return Principal{}, err
-	}
 	// The token is genuine: its holder learns why it does not work now
 	// (and nobody without a genuine token learns anything new).
-	if err := statusLimit(tenant); err != nil {
+	if err := statusLimit(store.Tenant{ID: t.TenantID, Name: t.TenantName, Status: t.TenantStatus}); err != nil {
 		return Principal{}, err
 	}
-	p := Principal{TenantID: tenant.ID, TenantName: tenant.Name, TokenID: t.ID, Admin: t.Admin}
+	p := Principal{TenantID: t.TenantID, TenantName: t.TenantName, TokenID: t.ID, Admin: t.Admin}
 	if markOK {
 		a.principals.put(string(digest), keptPrincipal{mark: mark, p: p})
+		p.libraryMark, p.markOK = mark, true
+	} else if t.LibraryMarkOK {
+		p.libraryMark, p.markOK = t.LibraryMark, true
 	}
 	return p, nil
 }

@@ -16,8 +16,9 @@ func (d Deps) collections(w http.ResponseWriter, r *http.Request) {
 		d.writeError(w, r, err)
 		return
 	}
-	tenant, lang := principal(r).TenantID, summaryLang(r)
-	body, err := d.App.KeptAnswer(r.Context(), tenant, "collections\x00"+strconv.Itoa(limit)+"\x00"+cursor+"\x00"+lang,
+	p, lang := principal(r), summaryLang(r)
+	tenant := p.TenantID
+	body, err := d.App.KeptAnswer(r.Context(), p, "collections\x00"+strconv.Itoa(limit)+"\x00"+cursor+"\x00"+lang,
 		func(ctx context.Context) ([]byte, error) {
 			page, err := d.App.Collections(ctx, tenant, limit, cursor)
 			if err != nil {

@@ -29,7 +29,7 @@ func TestListingKeptOnlyUntilTheDatabaseChanges(t *testing.T) {
 	testcore.Each(t, testcore.Options{}, func(t *testing.T, c *testcore.Core) {
 		ctx := context.Background()
 		alice := c.Tenant(t, "alice", nil)
-		c.Tenant(t, "bob", nil)
+		bob := c.Tenant(t, "bob", nil)
 		first, v := c.Capture(t, alice, photosPost)
 		require.Equal(t, app.StateComplete, v.State, v.Error)
 		aliceToken, _, err := c.App.CreateToken(ctx, "test", "alice", "t", false)
@@ -93,6 +93,38 @@ func TestListingKeptOnlyUntilTheDatabaseChanges(t *testing.T) {
 			_, err = raw.Exec(`UPDATE tokens SET revoked_at = CURRENT_TIMESTAMP WHERE tenant_id = ?`, alice.String())
 			require.NoError(t, err)
 		} else {
+			// Another replica's commits on the same database: bob saves
+			// the post alice kept and captures it again (a capture of
+			// shared content shows in her listing too), then alice's
+			// save is removed, with nothing of this process involved.
+			raw, err := sql.Open("pgx", c.StoreURL)
+			require.NoError(t, err)
+			defer raw.Close()
+			asTenant := func(tenant uuid.UUID, q string, args ...any) {
+				t.Helper()
+				tx, err := raw.BeginTx(ctx, nil)
+				require.NoError(t, err)
+				defer func() { _ = tx.Rollback() }()
+				_, err = tx.Exec(`SELECT set_config('app.tenant_id', $1, true)`, tenant.String())
+				require.NoError(t, err)
+				_, err = tx.Exec(q, args...)
+				require.NoError(t, err)
+				require.NoError(t, tx.Commit())
+			}
+			_, _, body = list(aliceToken)
+			asTenant(bob, `INSERT INTO tenant_collections (tenant_id, collection_id, saved_at, created_at) SELECT $1, collection_id, now(), now()
+				FROM tenant_collections WHERE collection_id = $2`, bob, v.CollectionID)
+			_, _, again := list(aliceToken)
+			require.Equal(t, body, again, "bob's save is nothing of alice's")
+			asTenant(bob, `INSERT INTO captures (id, collection_id, tenant_id, visibility, data_scope, access_scope, adapter_id, provider_id, state, created_at, updated_at)
+				SELECT $1, id, $2, visibility, data_scope, access_scope, adapter_id, 'fxtwitter', 'failed', now() + interval '1 hour', now() FROM collections WHERE id = $3`,
+				uuid.Must(uuid.NewV7()), bob, v.CollectionID)
+			_, _, again = list(aliceToken)
+			require.NotEqual(t, string(body), string(again), "another tenant's capture of what alice saved")
+			require.Contains(t, string(again), `"state":"failed"`)
+			asTenant(alice, `DELETE FROM tenant_collections WHERE tenant_id = $1`, alice)
+			_, ids, _ = list(aliceToken)
+			require.Empty(t, ids, "another replica's delete")
 			require.NoError(t, c.App.RevokeToken(ctx, "test", "alice", tokenID(t, c.App, "alice")))
 		}
 		status, _, body = list(aliceToken)

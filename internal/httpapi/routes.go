@@ -43,9 +43,10 @@ type Service interface {
 	// Members lists a profile's or channel's archived posts.
 	Members(ctx context.Context, tenantID, collectionID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
 	Collections(ctx context.Context, tenantID uuid.UUID, limit int, cursor string) (app.CollectionPage, error)
-	// KeptAnswer gives what build made earlier for the tenant's key when
-	// nothing was committed to the database since, else build's answer.
-	KeptAnswer(ctx context.Context, tenantID uuid.UUID, key string, build func(context.Context) ([]byte, error)) ([]byte, error)
+	// KeptAnswer gives what build made earlier for the principal's
+	// tenant's key when nothing its library shows changed since, else
+	// build's answer.
+	KeptAnswer(ctx context.Context, p app.Principal, key string, build func(context.Context) ([]byte, error)) ([]byte, error)
 	// Search finds the tenant's saved collections matching a query (app.ParseQuery).
 	Search(ctx context.Context, tenantID uuid.UUID, q string, limit int, cursor string, sort string) (app.SearchPage, error)
 	Collection(ctx context.Context, tenantID, id uuid.UUID) (app.CollectionView, error)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+
+	"github.com/google/uuid"
 )
 
 // The change mark tells the layers above whether anything at all was
@@ -14,7 +16,8 @@ import (
 // every commit of any other connection, this process's writer and other
 // processes' alike (`monitor capture` or `admin` beside serve). PostgreSQL
 // has no such counter that changes only once a commit is visible, so it
-// gives no mark and nothing is kept.
+// gives no mark. For a tenant's library listing alone it has one of its
+// own: LibraryMark.
 
 // changeWatch asks SQLite's data_version on its own read connection.
 type changeWatch struct {
@@ -56,4 +59,27 @@ func (s *Store) ChangeMark(ctx context.Context) (mark uint64, ok bool) {
 		w.mark++
 	}
 	return w.mark, true
+}
+
+// LibraryMark is ChangeMark for what a tenant's library listing shows (its
+// saved references, their collections and those collections' captures),
+// and ok is true when the store can tell. On SQLite it is ChangeMark. On
+// PostgreSQL it is the tenant's library version (migration
+// 0030_library_versions.sql): every commit that changes one of those rows
+// gives each tenant saving it a new version in the same transaction, so it
+// holds across replicas; it costs one query. Data read after LibraryMark
+// returned m is at least as new as m. It fails closed: on any error ok is
+// false.
+func (s *Store) LibraryMark(ctx context.Context, tenantID uuid.UUID) (mark uint64, ok bool) {
+	if s.changes != nil {
+		return s.ChangeMark(ctx)
+	}
+	if s.d.name() != "postgres" {
+		return 0, false
+	}
+	var v int64
+	if err := s.read.QueryRowContext(ctx, `SELECT monitor_library_version($1)`, tenantID).Scan(&v); err != nil {
+		return 0, false
+	}
+	return uint64(v), true
 }

@@ -36,6 +36,10 @@ type dialect interface {
 	// tokenByDigestQuery finds a token by its digest $1 before the tenant
 	// is known: id, tenant_id, name, created_at, revoked_at, admin.
 	tokenByDigestQuery() string
+	// tokenTenantByDigestQuery is tokenByDigestQuery with the tenant's
+	// name, status and library version (NULL: none kept), without a
+	// transaction.
+	tokenTenantByDigestQuery() string
 	// tenantByNameQuery finds a tenant by name $1 across tenants, with
 	// tenantColumns.
 	tenantByNameQuery() string

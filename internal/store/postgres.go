@@ -85,6 +85,10 @@ func (postgresDialect) tokenByDigestQuery() string {
 	return `SELECT token_id, tenant_id, name, created_at, revoked_at, admin FROM monitor_token_lookup($1)`
 }
 
+func (postgresDialect) tokenTenantByDigestQuery() string {
+	return `SELECT token_id, tenant_id, name, created_at, revoked_at, admin, tenant_name, tenant_status, library_version FROM monitor_token_tenant($1)`
+}
+
 func (postgresDialect) tenantByNameQuery() string {
 	return `SELECT ` + tenantColumns + ` FROM monitor_tenant_by_name($1)`
 }

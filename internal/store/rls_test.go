@@ -156,6 +156,15 @@ func TestRowLevelSecurity(t *testing.T) {
 	got, err := st.TokenGetByDigest(ctx, digest)
 	require.NoError(t, err)
 	require.Equal(t, a, got.TenantID)
+	withTenant, err := st.TokenTenantByDigest(ctx, digest)
+	require.NoError(t, err)
+	require.Equal(t, a, withTenant.TenantID)
+	require.Equal(t, "t-"+a.String(), withTenant.TenantName)
+	require.Equal(t, store.TenantEnabled, withTenant.TenantStatus)
+	la, ok := st.LibraryMark(ctx, a)
+	require.True(t, ok, "monitor_app may read a library version")
+	lb, _ := st.LibraryMark(ctx, b)
+	require.NotEqual(t, la, lb, "A saved a collection, B did not")
 
 	// Only the executing tenant may move its capture in flight to a
 	// canonical collection.

@@ -48,6 +48,38 @@ func (s *Store) TokenGetByDigest(ctx context.Context, digest []byte) (Token, err
 	return t, wrap(s.d, "get token by digest", err)
 }
 
+// TokenTenant is a token with what authenticating it needs of its tenant.
+type TokenTenant struct {
+	Token
+	TenantName   string
+	TenantStatus string
+	// LibraryMark is the tenant's LibraryMark read in the same query, and
+	// LibraryMarkOK says it was (PostgreSQL; on SQLite the mark is
+	// ChangeMark, read apart).
+	LibraryMark   uint64
+	LibraryMarkOK bool
+}
+
+// TokenTenantByDigest finds a token by the digest of its secret, revoked or
+// not, with its tenant's name and status and, on PostgreSQL, its tenant's
+// LibraryMark: one query, outside any transaction (on PostgreSQL a
+// SECURITY DEFINER function, since the tenant is not known yet), as every
+// authenticated request asks it.
+func (s *Store) TokenTenantByDigest(ctx context.Context, digest []byte) (TokenTenant, error) {
+	t := TokenTenant{Token: Token{Digest: digest}}
+	var revoked sql.NullTime
+	var version sql.NullInt64
+	err := s.read.QueryRowContext(ctx, s.d.tokenTenantByDigestQuery(), digest).Scan(&t.ID, &t.TenantID, &t.Name, &t.CreatedAt,
+		&revoked, &t.Admin, &t.TenantName, &t.TenantStatus, &version)
+	if revoked.Valid {
+		t.RevokedAt = &revoked.Time
+	}
+	if err == nil && version.Valid {
+		t.LibraryMark, t.LibraryMarkOK = uint64(version.Int64), true
+	}
+	return t, wrap(s.d, "get token and tenant by digest", err)
+}
+
 // TokenList lists a tenant's tokens, newest first.
 func (s *Store) TokenList(ctx context.Context, tenantID uuid.UUID) ([]Token, error) {
 	var out []Token
