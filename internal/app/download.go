@@ -187,7 +187,16 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 	objectID := uuid.Must(uuid.NewV7())
 	key := blob.ObjectKey(as.TenantID, objectID)
 	first := max64(body.length, 0)
+	ended := false
 	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		// The asset may have ended since it was read (its capture
+		// interrupted); then there is nothing to download.
+		if cur, err := tx.AssetGet(ctx, as.ID); err != nil {
+			return err
+		} else if !downloading(cur) {
+			ended = true
+			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
+		}
 		if err := tx.AssetSetState(ctx, as.ID, store.AssetDownloading, "", false); err != nil {
 			return err
 		}
@@ -197,6 +206,9 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 		return tx.ObjectInsertPending(ctx, store.Object{ID: objectID, TenantID: as.TenantID, Key: key})
 	}); err != nil {
 		return quotaPermanent(err)
+	}
+	if ended {
+		return nil
 	}
 	meter.reserved += first
 	meter.r = body.r
