@@ -66,49 +66,32 @@ func retryable(wait time.Duration, format string, args ...any) error {
 // object, stream the bytes into the blob store while hashing, then reuse an
 // existing blob with the same content or attach the new one.
 func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
-	// Read on the read pool: most assets only need downloading, and the
-	// single SQLite writer is what a batch of captures waits on.
-	as, err := a.store.AssetGet(ctx, id)
-	if err != nil {
-		return err
-	}
-	cached := false
-	if downloading(as) {
-		// Immutable media already stored under the same cache key need no
-		// second download.
-		_, err := a.store.AssetBlobByCacheKey(ctx, as.DataScope, as.AccessScope, as.CacheKey)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+	var as store.Asset
+	done := false
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if as, err = tx.AssetGet(ctx, id); err != nil {
 			return err
 		}
-		cached = err == nil
-	}
-	if !downloading(as) || cached {
-		// Written as before, in one transaction that reads again.
-		done := false
-		err := a.store.InTx(ctx, func(tx *store.Tx) error {
-			var err error
-			if as, err = tx.AssetGet(ctx, id); err != nil {
-				return err
-			}
-			if !downloading(as) {
-				done = true
-				return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
-			}
-			b, err := tx.AssetBlobByCacheKey(ctx, as.DataScope, as.AccessScope, as.CacheKey)
-			if errors.Is(err, store.ErrNotFound) {
-				return nil
-			} else if err != nil {
-				return err
-			}
+		if as.State != store.AssetPending && as.State != store.AssetDownloading {
+			done = true
+			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
+		}
+		// Immutable media already stored under the same cache key need no
+		// second download.
+		if b, err := tx.AssetBlobByCacheKey(ctx, as.DataScope, as.AccessScope, as.CacheKey); err == nil {
 			done = true
 			if err := tx.AssetAttach(ctx, as.ID, b.ID, b.Size, b.Mime); err != nil {
 				return err
 			}
 			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
-		})
-		if err != nil || done {
+		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
+		return tx.AssetSetState(ctx, as.ID, store.AssetDownloading, "", false)
+	})
+	if err != nil || done {
+		return err
 	}
 
 	err = a.download(ctx, as)
@@ -155,11 +138,6 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 	})
 }
 
-// downloading says whether an asset still waits for its media.
-func downloading(as store.Asset) bool {
-	return as.State == store.AssetPending || as.State == store.AssetDownloading
-}
-
 // download streams the media and attaches it. Any reservation it made is
 // given back when it fails; on success it stays until finalize.
 func (a *App) download(ctx context.Context, as store.Asset) (err error) {
@@ -182,35 +160,17 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 			})
 		}
 	}()
-	// One transaction marks the asset downloading, reserves the announced
-	// size and records the pending object the bytes will go to.
+	if err := meter.reserve(max64(body.length, 0)); err != nil {
+		return err
+	}
+
 	objectID := uuid.Must(uuid.NewV7())
 	key := blob.ObjectKey(as.TenantID, objectID)
-	first := max64(body.length, 0)
-	ended := false
 	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		// The asset may have ended since it was read (its capture
-		// interrupted); then there is nothing to download.
-		if cur, err := tx.AssetGet(ctx, as.ID); err != nil {
-			return err
-		} else if !downloading(cur) {
-			ended = true
-			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
-		}
-		if err := tx.AssetSetState(ctx, as.ID, store.AssetDownloading, "", false); err != nil {
-			return err
-		}
-		if err := meter.reserveIn(tx, first); err != nil {
-			return err
-		}
 		return tx.ObjectInsertPending(ctx, store.Object{ID: objectID, TenantID: as.TenantID, Key: key})
 	}); err != nil {
-		return quotaPermanent(err)
+		return err
 	}
-	if ended {
-		return nil
-	}
-	meter.reserved += first
 	meter.r = body.r
 	info, err := a.blob.Put(ctx, key, meter)
 	if err == nil && body.length >= 0 && info.Size != body.length {
@@ -435,39 +395,27 @@ func (m *meter) reserve(n int64) error {
 	if n <= 0 {
 		return nil
 	}
-	err := m.app.store.InTx(m.ctx, func(tx *store.Tx) error { return m.reserveIn(tx, n) })
-	if err == nil {
-		m.reserved += n
-	}
-	return quotaPermanent(err)
-}
-
-// reserveIn is reserve's work in tx; the caller adds n to m.reserved once
-// tx has committed.
-func (m *meter) reserveIn(tx *store.Tx, n int64) error {
-	if n <= 0 {
-		return nil
-	}
-	t, err := tx.TenantGetByID(m.ctx, m.asset.TenantID)
-	if err != nil {
-		return err
-	}
-	if t.QuotaBytes != nil {
-		u, err := tx.TenantUsage(m.ctx, t.ID, nil)
+	err := m.app.store.InTx(m.ctx, func(tx *store.Tx) error {
+		t, err := tx.TenantGetByID(m.ctx, m.asset.TenantID)
 		if err != nil {
 			return err
 		}
-		if u.UsedBytes+u.ReservedBytes+n > *t.QuotaBytes {
-			return &QuotaError{UsedBytes: u.UsedBytes, ReservedBytes: u.ReservedBytes, QuotaBytes: *t.QuotaBytes, AddBytes: n}
+		if t.QuotaBytes != nil {
+			u, err := tx.TenantUsage(m.ctx, t.ID, nil)
+			if err != nil {
+				return err
+			}
+			if u.UsedBytes+u.ReservedBytes+n > *t.QuotaBytes {
+				return &QuotaError{UsedBytes: u.UsedBytes, ReservedBytes: u.ReservedBytes, QuotaBytes: *t.QuotaBytes, AddBytes: n}
+			}
 		}
-	}
-	return tx.AssetReserve(m.ctx, m.asset.ID, t.ID, n)
-}
-
-// quotaPermanent makes a full quota a permanent failure of the download.
-func quotaPermanent(err error) error {
+		return tx.AssetReserve(m.ctx, m.asset.ID, t.ID, n)
+	})
 	if errors.Is(err, ErrQuota) {
 		return permanent("%v", err)
+	}
+	if err == nil {
+		m.reserved += n
 	}
 	return err
 }

@@ -85,21 +85,8 @@ func scanAsset(row interface{ Scan(...any) error }) (Asset, error) {
 
 // AssetGet finds an asset with its capture's scope and its blob, if any.
 func (tx *Tx) AssetGet(ctx context.Context, id uuid.UUID) (Asset, error) {
-	return assetGet(ctx, tx.d, tx.tx, id)
-}
-
-// AssetGet reads one asset on the read pool.
-func (s *Store) AssetGet(ctx context.Context, id uuid.UUID) (a Asset, err error) {
-	err = s.view(ctx, func(q querier) error {
-		a, err = assetGet(ctx, s.d, q, id)
-		return err
-	})
-	return a, err
-}
-
-func assetGet(ctx context.Context, d dialect, q querier, id uuid.UUID) (Asset, error) {
-	a, err := scanAsset(q.QueryRowContext(ctx, `SELECT `+assetColumns+assetFrom+` WHERE a.id = $1`, id))
-	return a, wrap(d, "get asset", err)
+	a, err := scanAsset(tx.tx.QueryRowContext(ctx, `SELECT `+assetColumns+assetFrom+` WHERE a.id = $1`, id))
+	return a, wrap(tx.d, "get asset", err)
 }
 
 // AssetList lists a capture's assets in order.
@@ -159,31 +146,18 @@ func (tx *Tx) AssetAttach(ctx context.Context, id, blobID uuid.UUID, size int64,
 // cache key in the same data and access scope: immutable media that need not
 // be downloaded again.
 func (tx *Tx) AssetBlobByCacheKey(ctx context.Context, dataScope uuid.UUID, accessScope, cacheKey string) (Blob, error) {
-	return assetBlobByCacheKey(ctx, tx.d, tx.tx, dataScope, accessScope, cacheKey)
-}
-
-// AssetBlobByCacheKey is Tx.AssetBlobByCacheKey on the read pool.
-func (s *Store) AssetBlobByCacheKey(ctx context.Context, dataScope uuid.UUID, accessScope, cacheKey string) (b Blob, err error) {
-	err = s.view(ctx, func(q querier) error {
-		b, err = assetBlobByCacheKey(ctx, s.d, q, dataScope, accessScope, cacheKey)
-		return err
-	})
-	return b, err
-}
-
-func assetBlobByCacheKey(ctx context.Context, d dialect, q querier, dataScope uuid.UUID, accessScope, cacheKey string) (Blob, error) {
 	if cacheKey == "" {
-		return Blob{}, wrap(d, "get blob by cache key", sql.ErrNoRows)
+		return Blob{}, wrap(tx.d, "get blob by cache key", sql.ErrNoRows)
 	}
-	// "cache_key <> ''" repeats the partial index's condition so that both
-	// databases search assets_cache_key_idx instead of walking every
-	// asset with a blob.
-	b, err := scanBlob(q.QueryRowContext(ctx,
+	// "cache_key <> ''" repeats the partial index's condition, so that the
+	// lookup searches assets_cache_key_idx instead of walking every asset
+	// with a blob (SQLite chose assets_blob_id_idx without it).
+	b, err := scanBlob(tx.tx.QueryRowContext(ctx,
 		`SELECT `+blobColumns+` FROM blobs b
 		 WHERE b.id = (SELECT a.blob_id FROM assets a
 		               WHERE a.data_scope = $1 AND a.cache_key = $3 AND a.cache_key <> '' AND a.blob_id IS NOT NULL LIMIT 1)
 		   AND b.access_scope = $2`, dataScope, accessScope, cacheKey))
-	return b, wrap(d, "get blob by cache key", err)
+	return b, wrap(tx.d, "get blob by cache key", err)
 }
 
 // AssetsPending counts a capture's assets that are not terminal yet.
