@@ -3,7 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
-
+	"strings"
 	"testing"
 	"time"
 
@@ -95,13 +95,25 @@ func TestRefresh(t *testing.T) {
 		require.Equal(t, app.StateComplete, c.State, c.Error)
 		first := *c.RevisionID
 
-		// Unchanged upstream: a new capture, the same revision.
+		// Unchanged upstream: a new capture, the same revision, and the
+		// photos found by their cache keys instead of downloaded again.
+		mediaGets := func() (n int) {
+			for _, r := range p.fx.Requests() {
+				if strings.HasPrefix(r.Path, "/media/") {
+					n++
+				}
+			}
+			return n
+		}
+		before := mediaGets()
+		require.Positive(t, before)
 		rr, err := p.app.Refresh(ctx, alice, res.CollectionID, "")
 		require.NoError(t, err)
 		require.NotEqual(t, res.CaptureID, rr.CaptureID)
 		c2 := p.wait(t, alice, rr.CaptureID)
 		require.Equal(t, app.StateComplete, c2.State, c2.Error)
 		require.Equal(t, first, *c2.RevisionID)
+		require.Equal(t, before, mediaGets(), "the refresh downloaded media it had under the same cache keys")
 		revs, err := p.app.Revisions(ctx, alice, res.CollectionID)
 		require.NoError(t, err)
 		require.Len(t, revs, 1)

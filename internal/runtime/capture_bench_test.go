@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/monitorhq/monitor/internal/store/storetest"
 	"github.com/monitorhq/monitor/internal/testkit"
 	"github.com/monitorhq/monitor/internal/testkit/testcore"
 )
@@ -30,6 +31,9 @@ import (
 // time. It reports both times per batch and their ratio (goal ≤ 1.5).
 // MONITOR_BENCH_POSTS sets the batch size (default 200); the worker and
 // slot settings (MONITOR_TENANT_CAPTURES, MONITOR_*_WORKERS) pass through.
+// MONITOR_BENCH_BACKEND=postgres-s3 runs the batch on the scale backends
+// instead: PostgreSQL (MONITOR_TEST_POSTGRES_URL) and S3 on versitygw
+// (goal ≤ 2.5).
 func BenchmarkCaptureThroughput(b *testing.B) {
 	posts := 200
 	if v, err := strconv.Atoi(os.Getenv("MONITOR_BENCH_POSTS")); err == nil && v > 0 {
@@ -43,6 +47,7 @@ func BenchmarkCaptureThroughput(b *testing.B) {
 			env[k] = v
 		}
 	}
+	benchBackend(b, env)
 	cfg := testcore.Config(b, env)
 	cfg.FxTwitterURL = fx.URL()
 	core := testcore.Run(b, cfg)
@@ -83,6 +88,25 @@ func BenchmarkCaptureThroughput(b *testing.B) {
 	// CPU time of the whole process (the fake's media included) while
 	// Monitor works: steadier than wall time on a busy machine.
 	b.ReportMetric(cpu.Seconds()/float64(batch), "monitor-cpu-s/batch")
+}
+
+// benchBackend adds to env the database and media store that
+// MONITOR_BENCH_BACKEND names: "embedded" (the default: SQLite and files
+// in the data dir) or "postgres-s3".
+func benchBackend(b *testing.B, env map[string]string) {
+	b.Helper()
+	switch v := os.Getenv("MONITOR_BENCH_BACKEND"); v {
+	case "", "embedded":
+	case "postgres-s3":
+		_, dbURL := storetest.NewWithURL(b, "postgres")
+		srv := testkit.StartS3(b)
+		env["MONITOR_DATABASE_URL"] = dbURL
+		env["MONITOR_BLOB_URL"] = "s3://" + srv.NewBucket(b) + "?endpoint=" + srv.Endpoint + "&region=" + srv.Region
+		env["MONITOR_S3_ACCESS_KEY_ID"] = srv.AccessKeyID
+		env["MONITOR_S3_SECRET_ACCESS_KEY"] = srv.SecretAccessKey
+	default:
+		b.Fatalf("MONITOR_BENCH_BACKEND=%q: use embedded or postgres-s3", v)
+	}
 }
 
 // submitAll posts every URL to POST /v1/captures from 8 clients at once and

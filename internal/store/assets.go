@@ -149,10 +149,13 @@ func (tx *Tx) AssetBlobByCacheKey(ctx context.Context, dataScope uuid.UUID, acce
 	if cacheKey == "" {
 		return Blob{}, wrap(tx.d, "get blob by cache key", sql.ErrNoRows)
 	}
+	// "cache_key <> ''" repeats the partial index's condition, so that the
+	// lookup searches assets_cache_key_idx instead of walking every asset
+	// with a blob (SQLite chose assets_blob_id_idx without it).
 	b, err := scanBlob(tx.tx.QueryRowContext(ctx,
 		`SELECT `+blobColumns+` FROM blobs b
 		 WHERE b.id = (SELECT a.blob_id FROM assets a
-		               WHERE a.data_scope = $1 AND a.cache_key = $3 AND a.blob_id IS NOT NULL LIMIT 1)
+		               WHERE a.data_scope = $1 AND a.cache_key = $3 AND a.cache_key <> '' AND a.blob_id IS NOT NULL LIMIT 1)
 		   AND b.access_scope = $2`, dataScope, accessScope, cacheKey))
 	return b, wrap(tx.d, "get blob by cache key", err)
 }
