@@ -41,7 +41,9 @@ type pool struct {
 	dirs sync.Map // folders known to exist under the staging root
 
 	framesMu sync.Mutex
-	frames   map[web.FrameKey]*web.Frame // the site's page frames; nil: none
+	// frames are the layouts drawn once (web.Frame) for this build's
+	// one site, by key; a nil frame: pages of that key are drawn whole.
+	frames map[web.FrameKey]*web.Frame
 }
 
 type job struct {
