@@ -57,8 +57,13 @@ type Renderer struct {
 	// bufs are page buffers (*bytes.Buffer) kept between renders: the
 	// static build renders thousands of pages.
 	bufs sync.Pool
-	// rootMark stands for the page's root in a PostCard (card.go).
+	// rootMark stands for the page's root in a PostCard (card.go) and
+	// for a page's values in a Frame (frame.go).
 	rootMark string
+	// frame is the layout set Frame draws with (frame.go), parsed once.
+	frameOnce sync.Once
+	frame     *template.Template
+	frameErr  error
 }
 
 // New parses the templates and hashes the static files.

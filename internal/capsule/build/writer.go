@@ -39,6 +39,11 @@ type pool struct {
 	total    int
 
 	dirs sync.Map // folders known to exist under the staging root
+
+	framesMu sync.Mutex
+	// frames are the layouts drawn once (web.Frame) for this build's
+	// one site, by key; a nil frame: pages of that key are drawn whole.
+	frames map[web.FrameKey]*web.Frame
 }
 
 type job struct {
@@ -111,7 +116,16 @@ func (p *pool) render(r *web.Renderer, path, rel, tmpl string, pg *web.Page, col
 	defer p.bufs.Put(out)
 	b.Reset()
 	out.Reset()
-	if err := r.Render(b, tmpl, pg); err != nil {
+	f, err := p.frame(r, pg)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		err = f.Render(b, r, tmpl, pg)
+	} else {
+		err = r.Render(b, tmpl, pg)
+	}
+	if err != nil {
 		return err
 	}
 	if err := fileLinks(out, b.Bytes()); err != nil {
@@ -130,6 +144,33 @@ func (p *pool) render(r *web.Renderer, path, rel, tmpl string, pg *web.Page, col
 		}
 	}
 	return nil
+}
+
+// frame is the layout drawn once for the pages like pg (web.Frame), and
+// nil for a page that must be rendered whole.
+func (p *pool) frame(r *web.Renderer, pg *web.Page) (*web.Frame, error) {
+	key, ok := web.FrameKeyOf(pg)
+	if !ok {
+		return nil, nil
+	}
+	p.framesMu.Lock()
+	defer p.framesMu.Unlock()
+	if f, ok := p.frames[key]; ok {
+		return f, nil
+	}
+	f, ok, err := r.Frame(pg)
+	if err != nil {
+		return nil, err
+	}
+	var fp *web.Frame
+	if ok {
+		fp = &f
+	}
+	if p.frames == nil {
+		p.frames = map[web.FrameKey]*web.Frame{}
+	}
+	p.frames[key] = fp
+	return fp, nil
 }
 
 // mkdir makes the folder of a file, once per folder.
