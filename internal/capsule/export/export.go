@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/monitorhq/monitor/internal/app"
+	"github.com/monitorhq/monitor/internal/blob"
 	"github.com/monitorhq/monitor/internal/capsule"
 	"github.com/monitorhq/monitor/internal/capsule/ech0"
 	"github.com/monitorhq/monitor/internal/chain"
@@ -215,6 +216,9 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 			_ = os.Remove(tmp)
 			return res, fmt.Errorf("export: %w", err)
 		}
+		if err := blob.SyncDir(parent); err != nil {
+			return res, fmt.Errorf("export: %w", err)
+		}
 		if st, err := os.Stat(opts.Out); err == nil {
 			res.Bytes = st.Size()
 		}
@@ -223,8 +227,17 @@ func Export(ctx context.Context, a *app.App, opts Options) (Result, error) {
 	if err := os.Chmod(staging, dirPerm); err != nil {
 		return res, fmt.Errorf("export: %w", err)
 	}
+	// The files were written without a sync each; they are made durable
+	// together before the capsule takes its name, and the rename after
+	// it, so a capsule found under its name after a crash is whole.
+	if err := blob.SyncTree(staging); err != nil {
+		return res, fmt.Errorf("export: %w", err)
+	}
 	if err := os.Rename(staging, opts.Out); err != nil {
 		return res, fmt.Errorf("export: move the capsule into place: %w", err)
+	}
+	if err := blob.SyncDir(parent); err != nil {
+		return res, fmt.Errorf("export: %w", err)
 	}
 	return res, nil
 }
@@ -539,6 +552,9 @@ func zipDir(dir, parent, base string, at time.Time) (string, error) {
 		}
 	}
 	if err := zw.Close(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil { // durable before it takes its name
 		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
