@@ -34,7 +34,7 @@ func TestCreateTenantAndToken(t *testing.T) {
 		require.Equal(t, "laptop", tok.Name)
 
 		// Only the digest is stored, and it finds the token again.
-		got, err := st.TokenGetByDigest(ctx, app.TokenDigest(token))
+		got, err := st.TokenTenantByDigest(ctx, app.TokenDigest(token))
 		require.NoError(t, err)
 		require.Equal(t, tok.ID, got.ID)
 		require.Equal(t, tenant.ID, got.TenantID)

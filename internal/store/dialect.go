@@ -33,12 +33,10 @@ type dialect interface {
 	// tenantSQL sets the transaction's tenant from $1 ("" when the
 	// dialect has no row-level security).
 	tenantSQL() string
-	// tokenByDigestQuery finds a token by its digest $1 before the tenant
-	// is known: id, tenant_id, name, created_at, revoked_at, admin.
-	tokenByDigestQuery() string
-	// tokenTenantByDigestQuery is tokenByDigestQuery with the tenant's
-	// name, status and library version (NULL: none kept), without a
-	// transaction.
+	// tokenTenantByDigestQuery finds a token by its digest $1 before the
+	// tenant is known, without a transaction: id, tenant_id, name,
+	// created_at, revoked_at, admin, then the tenant's name, status and
+	// library version (NULL: none kept).
 	tokenTenantByDigestQuery() string
 	// tenantByNameQuery finds a tenant by name $1 across tenants, with
 	// tenantColumns.

@@ -81,10 +81,6 @@ func (postgresDialect) lockCaptureQuery() string {
 
 func (postgresDialect) tenantSQL() string { return `SELECT set_config('app.tenant_id', $1, true)` }
 
-func (postgresDialect) tokenByDigestQuery() string {
-	return `SELECT token_id, tenant_id, name, created_at, revoked_at, admin FROM monitor_token_lookup($1)`
-}
-
 func (postgresDialect) tokenTenantByDigestQuery() string {
 	return `SELECT token_id, tenant_id, name, created_at, revoked_at, admin, tenant_name, tenant_status, library_version FROM monitor_token_tenant($1)`
 }

@@ -153,7 +153,7 @@ func TestRowLevelSecurity(t *testing.T) {
 
 	// The narrow functions answer what they must, and nothing more.
 	digest := bytes.Repeat([]byte{0xab}, 32)
-	got, err := st.TokenGetByDigest(ctx, digest)
+	got, err := st.TokenTenantByDigest(ctx, digest)
 	require.NoError(t, err)
 	require.Equal(t, a, got.TenantID)
 	withTenant, err := st.TokenTenantByDigest(ctx, digest)

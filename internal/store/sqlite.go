@@ -87,10 +87,6 @@ func (sqliteDialect) schemaMigrationsDDL() string {
 // immediate transaction that first checks it is still pending.
 func (sqliteDialect) lockMigrations(context.Context, *sql.DB) (func(), error) { return func() {}, nil }
 
-func (sqliteDialect) tokenByDigestQuery() string {
-	return `SELECT id, tenant_id, name, created_at, revoked_at, admin FROM tokens WHERE digest = $1`
-}
-
 func (sqliteDialect) tokenTenantByDigestQuery() string {
 	return `SELECT t.id, t.tenant_id, t.name, t.created_at, t.revoked_at, t.admin, n.name, n.status, NULL
 		FROM tokens t JOIN tenants n ON n.id = t.tenant_id WHERE t.digest = $1`

@@ -1,6 +1,6 @@
 // Package store is the only place in Monitor that speaks SQL. It hides the
 // database behind typed methods named EntityVerb (TenantInsert,
-// TokenGetByDigest); the differences between SQLite and PostgreSQL live in
+// TokenTenantByDigest); the differences between SQLite and PostgreSQL live in
 // one dialect value, so callers never change with the database.
 package store
 

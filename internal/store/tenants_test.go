@@ -80,14 +80,14 @@ func TestTokens(t *testing.T) {
 		})
 		require.NoError(t, err)
 
-		got, err := st.TokenGetByDigest(ctx, digest[:])
+		got, err := st.TokenTenantByDigest(ctx, digest[:])
 		require.NoError(t, err)
 		require.Equal(t, tok.ID, got.ID)
 		require.Equal(t, tok.TenantID, got.TenantID)
 		require.Nil(t, got.RevokedAt)
 
 		other := sha256.Sum256([]byte("other"))
-		_, err = st.TokenGetByDigest(ctx, other[:])
+		_, err = st.TokenTenantByDigest(ctx, other[:])
 		require.ErrorIs(t, err, store.ErrNotFound)
 
 		orphan := uuid.New()

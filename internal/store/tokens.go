@@ -35,19 +35,6 @@ func (tx *Tx) TokenInsert(ctx context.Context, t Token) (Token, error) {
 	return t, wrap(tx.d, "insert token", err)
 }
 
-// TokenGetByDigest finds a token by the digest of its secret, revoked or not.
-func (s *Store) TokenGetByDigest(ctx context.Context, digest []byte) (Token, error) {
-	t := Token{Digest: digest}
-	var revoked sql.NullTime
-	err := s.view(ctx, func(q querier) error {
-		return q.QueryRowContext(ctx, s.d.tokenByDigestQuery(), digest).Scan(&t.ID, &t.TenantID, &t.Name, &t.CreatedAt, &revoked, &t.Admin)
-	})
-	if revoked.Valid {
-		t.RevokedAt = &revoked.Time
-	}
-	return t, wrap(s.d, "get token by digest", err)
-}
-
 // TokenTenant is a token with what authenticating it needs of its tenant.
 type TokenTenant struct {
 	Token
