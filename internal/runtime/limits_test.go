@@ -229,8 +229,8 @@ func TestOversizedRequestHeadersAreRefused(t *testing.T) {
 }
 
 // readSlowly reads body in 256 KiB steps with a pause after each, some
-// 25 MB/s: once the connection's buffers are full, each of the server's
-// writes waits on it for some 100 ms, far less than the write timeout.
+// 8 MB/s: once the connection's buffers are full, each of the server's
+// writes waits on it for some 30 ms, far less than the write timeout.
 func readSlowly(body io.Reader) ([]byte, error) {
 	var out []byte
 	buf := make([]byte, 256<<10)
@@ -243,18 +243,19 @@ func readSlowly(body io.Reader) ([]byte, error) {
 		if err != nil {
 			return out, err
 		}
-		time.Sleep(10 * time.Millisecond) // a slow client, not a synchronisation
+		time.Sleep(30 * time.Millisecond) // a slow client, not a synchronisation
 	}
 }
 
 func TestRESTLargeMediaDownloadOutlastsTheWriteTimeout(t *testing.T) {
 	// The file is over three times what a loopback connection buffers
 	// (some 10 MB), so the server writes for longer than the write timeout
-	// (some 1.3 s at readSlowly's pace). The write timeout leaves each
-	// chunk a full second, so a busy machine that stalls a write for a
-	// moment does not cut the download short. (32 MiB, not more: the
-	// capture itself downloads and hashes it under -race first.)
-	const size, writeTimeout = 32 << 20, time.Second
+	// (some 2.7 s at readSlowly's pace). The write timeout leaves each
+	// chunk, and the capture's POST before it, two seconds, so a busy
+	// machine that stalls a request for a moment does not cut it short.
+	// (32 MiB, not more: the capture itself downloads and hashes it under
+	// -race first.)
+	const size, writeTimeout = 32 << 20, 2 * time.Second
 	rc := newRESTCore(t, func(cfg *config.Config) {
 		cfg.HTTP.WriteTimeout = writeTimeout
 	})
