@@ -102,6 +102,7 @@ type Tme struct {
 	overrides  map[string]fxOverride
 	mediaSize  int
 	mediaFail  map[string]int
+	bodies     mediaBodies
 	// channels are the synthetic channels by lowercase name (AddChannel).
 	channels map[string]*tmeChannel
 }
@@ -196,7 +197,7 @@ func (f *Tme) MediaBytes(mediaURL string) []byte {
 	f.mu.Lock()
 	size := f.mediaSize
 	f.mu.Unlock()
-	body, _ := generateTmeMedia(u.Path, size)
+	body, _ := f.media(u.Path, size)
 	return body
 }
 
@@ -399,10 +400,15 @@ func (f *Tme) serveMedia(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	body, contentType := generateTmeMedia(r.URL.Path, size)
+	body, contentType := f.media(r.URL.Path, size)
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "max-age=2592000")
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+// media is the body served for a media path at a size, built once.
+func (f *Tme) media(p string, size int) ([]byte, string) {
+	return f.bodies.get(p, "", size, func() ([]byte, string) { return generateTmeMedia(p, size) })
 }
 
 // generateTmeMedia is generateMedia plus the formats only Telegram
