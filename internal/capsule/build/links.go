@@ -168,7 +168,10 @@ func scanLinks(out *bytes.Buffer, page []byte) bool {
 				return false
 			}
 			after := i + k + len(closer)
-			if after >= len(page) || page[after] != '>' || bytes.Contains(page[i:i+k], []byte("<!--")) {
+			// The tokenizer ends raw text at the first end tag of the name
+			// in any case, and a script's at rules of its own around "<!--":
+			// text with either goes to the tokenizer.
+			if after >= len(page) || page[after] != '>' || bytes.Contains(page[i:i+k], []byte("</")) || bytes.Contains(page[i:i+k], []byte("<!--")) {
 				return false
 			}
 			out.Write(page[i : i+k])

@@ -75,6 +75,7 @@ func TestFileLinksMatchesTheTokenRewrite(t *testing.T) {
 		`<a href="x/?q=1">q</a><a href="x%20y/">e</a><a href="/abs/">a</a><form action=""><input name=q required></form>`,
 		`<a href="x/" title="a &amp; b">entity beside a link</a><my-el href="x/">custom</my-el><a href="x/"title="t">tight</a>`,
 		`<script><!-- <script> href="x/" </script> --></script><a href="y/">after</a><style>a{}</style ><a href="z/">z</a>`,
+		`<title>a </TITLE><a href="x/">in</a></title><a href="y/">y</a><script>var s = "</p>";</script><a href="z/">z</a>`,
 	}
 	for _, p := range pages {
 		want, err := tokenLinks([]byte(p))
