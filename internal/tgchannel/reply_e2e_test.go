@@ -49,8 +49,16 @@ func TestCancelByReplyStopsOnlyTheCallersSubmission(t *testing.T) {
 	// Cancelling it again, or something archived already, is refused.
 	w.bot.PushPrivateMessage(alice, "/cancel "+photosPost)
 	require.Contains(t, w.nthMessage(alice.ID, 2, "the second cancel answer").Text, "nothing of yours is being archived")
-	w.bot.PushPrivateReply(bob, res.Result[0], "/cancel")
-	require.Contains(t, w.nthMessage(bob.ID, 2, "Bob's cancel answer").Text, "archived already")
+	// The result message is recorded just after it is sent: ask until it
+	// is, as a person replying to it would only once it is on screen.
+	var answer testkit.BotCall
+	require.Eventually(t, func() bool {
+		n := len(w.calls(bob.ID, "sendMessage"))
+		w.bot.PushPrivateReply(bob, res.Result[0], "/cancel")
+		answer = w.nthMessage(bob.ID, n, "Bob's cancel answer")
+		return !strings.Contains(answer.Text, "not about a link you sent")
+	}, 30*time.Second, 200*time.Millisecond)
+	require.Contains(t, answer.Text, "archived already")
 }
 
 // /pin as a reply to a result, or with its link, pins the copy's first
