@@ -32,11 +32,6 @@ import (
 // hibernates. It is also the horizon: a job due sooner keeps it awake.
 const hibernateAfter = 5 * time.Second
 
-// periodicFirstRun is how long after the queue starts its periodic jobs
-// first run (River's leader staggered them by up to a second the same way),
-// so that a start's first requests do not wait behind them for the writer.
-const periodicFirstRun = time.Second
-
 // hibernateCheck is how often an awake queue looks whether it is idle.
 const hibernateCheck = time.Second
 
@@ -53,7 +48,7 @@ type hibernator struct {
 	log      *slog.Logger
 	subs     *completions
 	periodic []Periodic
-	// next is when each periodic job is next due.
+	// next is when each periodic job is next due (zero: at start).
 	next []time.Time
 	poke chan struct{}
 	// runCtx is the context Queue.Start was given, for River's restarts.
@@ -110,9 +105,6 @@ func (h *hibernator) isAwake() bool {
 func (h *hibernator) begin(ctx context.Context, periodic []Periodic) {
 	h.periodic = periodic
 	h.next = make([]time.Time, len(periodic))
-	for i := range h.next {
-		h.next[i] = time.Now().Add(periodicFirstRun)
-	}
 	h.runCtx = ctx
 	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.cancel = cancel
