@@ -2,6 +2,7 @@ package tgchannel_test
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -84,7 +85,26 @@ func newWorldEnv(t *testing.T, more map[string]string, opts ...runtime.Option) *
 // test ends); stop waits for Run to return.
 func (w *world) start() (stop func()) {
 	w.t.Helper()
+	w.startTickDone()
 	return w.startWith(nil, nil)
+}
+
+// startTickDone waits until the watch tick the core's queue runs when it
+// starts has ended; the next comes a minute later. A test then makes its
+// watches and ticks them itself (runWatches): a queue tick running a
+// shared source while the second watch of it was being made would leave
+// that watch out of the run and the source not due again.
+func (w *world) startTickDone() {
+	w.t.Helper()
+	db, err := sql.Open("sqlite", "file:"+w.dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
+	require.NoError(w.t, err)
+	defer db.Close()
+	require.Eventually(w.t, func() bool {
+		var done, pending int
+		require.NoError(w.t, db.QueryRow(`SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+			FROM river_job WHERE kind = 'watch_tick'`).Scan(&done, &pending))
+		return done > 0 && pending == 0
+	}, 60*time.Second, 20*time.Millisecond, "the queue's first watch tick")
 }
 
 // startWith is start with the Bot API client hc (nil: a new one) and the
