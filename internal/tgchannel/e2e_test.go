@@ -96,15 +96,12 @@ func (w *world) start() (stop func()) {
 // that watch out of the run and the source not due again.
 func (w *world) startTickDone() {
 	w.t.Helper()
-	db, err := sql.Open("sqlite", "file:"+w.dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
-	require.NoError(w.t, err)
-	defer db.Close()
-	require.Eventually(w.t, func() bool {
+	w.untilDB("the queue's first watch tick", func(db *sql.DB) bool {
 		var done, pending int
 		require.NoError(w.t, db.QueryRow(`SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
 			FROM river_job WHERE kind = 'watch_tick'`).Scan(&done, &pending))
 		return done > 0 && pending == 0
-	}, 60*time.Second, 20*time.Millisecond, "the queue's first watch tick")
+	})
 }
 
 // startWith is start with the Bot API client hc (nil: a new one) and the

@@ -102,14 +102,21 @@ func TestWatchCommandsInChinese(t *testing.T) {
 // and sent, again.
 func (w *world) settle() {
 	w.t.Helper()
-	db, err := sql.Open("sqlite", "file:"+w.dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
-	require.NoError(w.t, err)
-	defer db.Close()
-	require.Eventually(w.t, func() bool {
+	w.untilDB("the bot's work done", func(db *sql.DB) bool {
 		var n int
 		require.NoError(w.t, db.QueryRow(`SELECT count(*) FROM channel_work WHERE state = 'leased'`).Scan(&n))
 		return n == 0
-	}, 60*time.Second, 20*time.Millisecond, "the bot's work done")
+	})
+}
+
+// untilDB waits until cond holds of the core's database, read apart from
+// the core.
+func (w *world) untilDB(what string, cond func(db *sql.DB) bool) {
+	w.t.Helper()
+	db, err := sql.Open("sqlite", "file:"+w.dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
+	require.NoError(w.t, err)
+	defer db.Close()
+	require.Eventually(w.t, func() bool { return cond(db) }, 60*time.Second, 20*time.Millisecond, what)
 }
 
 // runWatches moves the clock by d, once the bot is idle, and runs the

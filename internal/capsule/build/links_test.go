@@ -95,28 +95,13 @@ func TestFileLinksMatchesTheTokenRewrite(t *testing.T) {
 // handles nearly all of them.
 func TestFileLinksOfBuiltPagesMatchTheTokenRewrite(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	demoDir := filepath.Join(t.TempDir(), "demo")
 	require.NoError(t, demo.WriteTo(demoDir))
 	genDir := filepath.Join(t.TempDir(), "generated")
 	require.NoError(t, capsulegen.Capsule(genDir, 60))
 	pages, scanned := 0, 0
 	for _, dir := range []string{demoDir, genDir} {
-		src, err := capsule.Open(dir)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = src.Close() })
-		res, err := check.Run(ctx, src, check.Options{})
-		require.NoError(t, err)
-		out := filepath.Join(t.TempDir(), "site")
-		_, err = Build(ctx, src, res, Options{Out: out, BaseURL: "https://example.org/archive/"})
-		require.NoError(t, err)
-		require.NoError(t, filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
-				return err
-			}
-			built, err := os.ReadFile(p)
-			require.NoError(t, err)
-			page := bytes.ReplaceAll(built, []byte(`index.html"`), []byte(`"`))
+		for p, page := range folderPages(t, dir, "https://example.org/archive/") {
 			want, err := tokenLinks(page)
 			require.NoError(t, err)
 			var got bytes.Buffer
@@ -127,38 +112,49 @@ func TestFileLinksOfBuiltPagesMatchTheTokenRewrite(t *testing.T) {
 			if scanLinks(&scan, page) {
 				scanned++
 			}
-			return nil
-		}))
+		}
 	}
 	t.Logf("%d of %d pages scanned", scanned, pages)
 	require.Greater(t, pages, 100)
 	require.GreaterOrEqual(t, scanned, pages*9/10, "pages the scan handled alone, of %d", pages)
 }
 
-// BenchmarkFileLinks rewrites the pages of a generated site as the
-// templates write them (folder links), with fileLinks and, for the same
-// pages in the same run, with the tokenizer alone (tokenizeLinks).
-func BenchmarkFileLinks(b *testing.B) {
+// folderPages builds the capsule in dir and returns its HTML pages by
+// path, with their links turned back into folders as the templates write
+// them.
+func folderPages(tb testing.TB, dir, baseURL string) map[string][]byte {
+	tb.Helper()
 	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "generated")
-	require.NoError(b, capsulegen.Capsule(dir, 200))
 	src, err := capsule.Open(dir)
-	require.NoError(b, err)
-	b.Cleanup(func() { _ = src.Close() })
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = src.Close() })
 	res, err := check.Run(ctx, src, check.Options{})
-	require.NoError(b, err)
-	out := filepath.Join(b.TempDir(), "site")
-	_, err = Build(ctx, src, res, Options{Out: out})
-	require.NoError(b, err)
-	var pages [][]byte
-	require.NoError(b, filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+	require.NoError(tb, err)
+	out := filepath.Join(tb.TempDir(), "site")
+	_, err = Build(ctx, src, res, Options{Out: out, BaseURL: baseURL})
+	require.NoError(tb, err)
+	pages := map[string][]byte{}
+	require.NoError(tb, filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
 			return err
 		}
 		built, err := os.ReadFile(p)
-		pages = append(pages, bytes.ReplaceAll(built, []byte(`index.html"`), []byte(`"`)))
+		pages[p] = bytes.ReplaceAll(built, []byte(`index.html"`), []byte(`"`))
 		return err
 	}))
+	return pages
+}
+
+// BenchmarkFileLinks rewrites the pages of a generated site as the
+// templates write them (folder links), with fileLinks and, for the same
+// pages in the same run, with the tokenizer alone (tokenizeLinks).
+func BenchmarkFileLinks(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "generated")
+	require.NoError(b, capsulegen.Capsule(dir, 200))
+	var pages [][]byte
+	for _, page := range folderPages(b, dir, "") {
+		pages = append(pages, page)
+	}
 	for _, bc := range []struct {
 		name string
 		f    func(*bytes.Buffer, []byte) error
