@@ -210,6 +210,51 @@ func TestWatchTwoTenantsOneUpstreamRead(t *testing.T) {
 	})
 }
 
+// A watch made while its source is being read is not in that run: the
+// source runs again at the next tick, so the new watch looks at what is
+// there at once. Due only an interval later, its first look would have
+// taken that interval's posts for old ones and archived none of them.
+func TestWatchMadeDuringARunRunsAtTheNextTick(t *testing.T) {
+	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
+		ctx := context.Background()
+		tl := p.fx.AddTimeline(watchHandle, watchID, 30, 20)
+		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
+		_, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: tl.ProfileURL})
+		require.NoError(t, err)
+		p.tick(t, 0, 1)
+
+		// Alice's second run reads the timeline; Bob watches it meanwhile.
+		p.clock.Advance(15 * time.Minute)
+		hold := p.fx.HoldTimeline(watchHandle)
+		done := testcore.JobDone(t, p.q, queue.WatchSourceArgs{}.Kind())
+		n, err := p.app.WatchTick(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		select {
+		case <-hold.Started:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the run never read the timeline")
+		}
+		wb, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: bob, URL: tl.ProfileURL, IntervalSeconds: 3600})
+		require.NoError(t, err)
+		hold.Release()
+		done()
+		got, err := p.app.Watch(ctx, bob, wb.ID)
+		require.NoError(t, err)
+		require.Nil(t, got.LastRunAt, "Bob's watch was made after the run took its watchers")
+
+		p.tick(t, time.Second, 1)
+		got, err = p.app.Watch(ctx, bob, wb.ID)
+		require.NoError(t, err)
+		require.NotNil(t, got.LastRunAt, "the next tick runs the source for Bob's new watch")
+		p.tick(t, time.Minute, 0)
+
+		fresh := p.fx.GrowTimeline(watchHandle, 2)
+		p.tick(t, 15*time.Minute, 1)
+		require.Equal(t, oldestFirst(fresh), runURLs(p.lastRun(t, bob, wb.ID)), "Bob gets what was posted after he watched")
+	})
+}
+
 func TestWatchApprovalAndLimits(t *testing.T) {
 	eachPipeline(t, testLimits(), func(t *testing.T, p *pipeline) {
 		ctx := context.Background()

@@ -132,12 +132,15 @@ func (s *Store) WatchSourceGet(ctx context.Context, id uuid.UUID) (ws WatchSourc
 
 // WatchSourcesClaimDue leases up to limit sources with watchers that are
 // due at now and not held by another run, to owner until leaseUntil, and
-// returns them. A run whose process died loses its lease when it expires.
+// returns them. A run whose process died
+// loses its lease when it expires. A leased source is due next at the
+// lease's end, so a wake during the run (WatchSourceWake, a new watcher)
+// shows as an earlier next run, which WatchSourceRunEnd keeps.
 func (tx *Tx) WatchSourcesClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]WatchSource, error) {
 	now, leaseUntil = utc(now), utc(leaseUntil)
 	// The lease condition is checked again outside the subquery, so a
 	// source another tick leased meanwhile is not taken twice.
-	rows, err := tx.tx.QueryContext(ctx, `UPDATE watch_sources SET lease_owner = $2, lease_until = $3
+	rows, err := tx.tx.QueryContext(ctx, `UPDATE watch_sources SET lease_owner = $2, lease_until = $3, next_run_at = $3
 		WHERE (lease_until IS NULL OR lease_until < $1) AND id IN (
 			SELECT id FROM watch_sources
 			WHERE watchers > 0 AND next_run_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
@@ -169,7 +172,9 @@ func (tx *Tx) WatchSourceHeld(ctx context.Context, id uuid.UUID, owner string, n
 
 // WatchSourceRunEnd records the end of a run of source id that owner held
 // and frees the lease: seen, baselined and failures as given, the next
-// run at next.
+// run at next, or sooner when the source was woken during the run: a
+// watch made or resumed then was not in the run, and runs at the next
+// tick.
 func (tx *Tx) WatchSourceRunEnd(ctx context.Context, id uuid.UUID, owner string, seen []string, baselined bool, failures int,
 	lastError string, next time.Time) error {
 	if seen == nil {
@@ -181,7 +186,7 @@ func (tx *Tx) WatchSourceRunEnd(ctx context.Context, id uuid.UUID, owner string,
 	}
 	now := tx.now()
 	_, err = tx.tx.ExecContext(ctx, `UPDATE watch_sources SET seen = $3, baselined = $4, failures = $5, last_error = $6,
-			next_run_at = $7, last_run_at = $8, updated_at = $8, lease_owner = NULL, lease_until = NULL
+			next_run_at = CASE WHEN next_run_at < lease_until AND next_run_at < $7 THEN next_run_at ELSE $7 END, last_run_at = $8, updated_at = $8, lease_owner = NULL, lease_until = NULL
 		WHERE id = $1 AND lease_owner = $2`, id, owner, string(body), baselined, failures, lastError, utc(next), now)
 	return wrap(tx.d, "end watch run", err)
 }

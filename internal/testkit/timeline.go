@@ -37,6 +37,8 @@ type fxTimeline struct {
 	// fail: upstream page index → status to answer it with, once each
 	// time FailTimelinePage is called.
 	fail map[int]int
+	// hold, when set, holds the next page request (HoldTimeline).
+	hold *FetchHold
 }
 
 // AddTimeline serves a profile with n posts, each with one photo, over
@@ -168,6 +170,19 @@ func (f *FxTwitter) FailTimelinePage(handle string, k, status int) {
 	}
 }
 
+// HoldTimeline makes the next page request of handle's timeline wait for
+// the hold's Release (or its client to give up); Started is closed when
+// it arrives.
+func (f *FxTwitter) HoldTimeline(handle string) *FetchHold {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := &FetchHold{Started: make(chan struct{}), release: make(chan struct{})}
+	if ft := f.timelines["/2/profile/"+handle+"/statuses"]; ft != nil {
+		ft.hold = h
+	}
+	return h
+}
+
 // serveTimeline answers a synthetic timeline's page; ok is false for any
 // other path.
 func (f *FxTwitter) serveTimeline(w http.ResponseWriter, r *http.Request) bool {
@@ -193,7 +208,17 @@ func (f *FxTwitter) serveTimeline(w http.ResponseWriter, r *http.Request) bool {
 	// means the same page whoever asks.
 	from := min(k*ft.perPage, len(ft.statuses))
 	results := ft.statuses[from:min(from+ft.perPage, len(ft.statuses))]
+	hold := ft.hold
+	ft.hold = nil
 	f.mu.Unlock()
+	if hold != nil {
+		close(hold.Started)
+		select {
+		case <-hold.release:
+		case <-r.Context().Done():
+			return true
+		}
+	}
 	if fail {
 		writeBody(w, status, jsonHeaders(nil), []byte(fmt.Sprintf(`{"code":%d,"message":"FAILED"}`, status)))
 		return true

@@ -137,16 +137,18 @@ func (w *world) runWatches(d time.Duration) {
 			if v.LastRunAt == nil || v.LastRunAt.Before(before) {
 				return false
 			}
-			// The source's run has ended too (its next run is set, or the
-			// watch paused): moving the clock on before then would expire
-			// the run's lease and let the next tick start a second run
-			// that does not see this one's failure count.
-			if v.NextRunAt != nil && !v.NextRunAt.After(before) {
-				return false
-			}
 		}
 		return len(ws) > 0
 	}, 60*time.Second, 20*time.Millisecond, "the watch runs")
+	// The sources' runs have ended too (their leases are free): moving
+	// the clock on before then would expire a run's lease and let the
+	// next tick start a second run that does not see this one's failure
+	// count.
+	w.untilDB("the source runs end", func(db *sql.DB) bool {
+		var n int
+		err := db.QueryRow(`SELECT count(*) FROM watch_sources WHERE lease_owner IS NOT NULL`).Scan(&n)
+		return err == nil && n == 0
+	})
 }
 
 // A watch made in the bot brings what the profile posts next to the
