@@ -221,3 +221,40 @@ func TestArchiveWriterDownloadReusesTheBlob(t *testing.T) {
 		}
 	})
 }
+
+// A post a capsule has twice is imported once, into an empty archive (where
+// one look at the start stands for every collection's) as into one that
+// holds posts already, and the second is reported saved.
+func TestImportOfAPostTwiceInOneCapsule(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		p := newPipelineOn(t, st, testLimits())
+		at := time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC)
+		for _, archive := range []struct {
+			name   string
+			before []app.ImportCollection
+		}{
+			{"empty", nil},
+			{"with posts", []app.ImportCollection{xPost(uuid.Must(uuid.NewV7()), store.Private, "3000000000000000009", "an older post", at)}},
+		} {
+			tenant := p.tenant(t, "twice-"+strings.ReplaceAll(archive.name, " ", "-"), nil)
+			if archive.before != nil {
+				require.Len(t, importItems(t, p, tenant, importFiles{}, archive.before...).Created, 1)
+			}
+			first := xPost(uuid.Must(uuid.NewV7()), store.Private, "3000000000000000010", "the post", at)
+			again := xPost(uuid.Must(uuid.NewV7()), store.Private, "3000000000000000010", "the post, as another file has it", at)
+			rep := importItems(t, p, tenant, importFiles{}, first, again)
+			require.Len(t, rep.Created, 1, archive.name)
+			require.Len(t, rep.Skipped, 1, archive.name)
+			require.Equal(t, rep.Created[0].ID, rep.Skipped[0].ID, archive.name)
+			require.Contains(t, rep.Skipped[0].Reason, "saved in this archive already", archive.name)
+			coll, err := p.app.Collection(ctx, tenant, rep.Created[0].ID)
+			require.NoError(t, err)
+			require.Equal(t, "the post", coll.Text, archive.name)
+			lib, err := p.app.Collections(ctx, tenant, 100, "")
+			require.NoError(t, err)
+			require.Len(t, lib.Items, 1+len(archive.before), archive.name)
+		}
+	})
+}

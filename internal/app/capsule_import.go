@@ -246,11 +246,15 @@ func (a *App) ImportCollectionsFrom(ctx context.Context, tenantID uuid.UUID, eac
 	sizes := map[string]int64{} // sha256 → the size the source states
 	var contentBytes int64
 	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		look, err := newImportLookup(ctx, tx, tenantID)
+		if err != nil {
+			return err
+		}
 		return each(func(it ImportCollection) error {
 			if err := checkImportItem(&it); err != nil {
 				return err
 			}
-			st, _, err := importStateOf(ctx, tx, tenantID, it)
+			st, _, err := look.state(ctx, tx, it)
 			if err != nil {
 				return err
 			}
@@ -316,7 +320,12 @@ func (a *App) ImportCollectionsFrom(ctx context.Context, tenantID uuid.UUID, eac
 		if err != nil {
 			return err
 		}
-		run := &importRun{tx: tx, tenantID: tenantID, provider: opts.Provider, uploads: uploads, blobs: map[scopedSHA]store.Blob{}, rep: &rep}
+		look, err := newImportLookup(ctx, tx, tenantID)
+		if err != nil {
+			return err
+		}
+		run := &importRun{tx: tx, tenantID: tenantID, provider: opts.Provider, look: look, uploads: uploads, blobs: map[scopedSHA]store.Blob{},
+			rep: &rep}
 		if err := each(func(it ImportCollection) error {
 			if err := checkImportItem(&it); err != nil {
 				return err
@@ -449,6 +458,42 @@ func importStateOf(ctx context.Context, tx *store.Tx, tenantID uuid.UUID, it Imp
 		return importSavedPrivate, store.Collection{ID: l.Private}, nil
 	}
 	return importRelink, store.Collection{ID: l.Private}, nil
+}
+
+// importLookup finds what an import does with each collection, for one
+// reading of its source in one transaction. Into an archive the tenant
+// has saved nothing in and holds no private copy in (a new account, a
+// move from another instance), every collection is new but for one the
+// capsule has twice, so one query at the start answers for all of them
+// instead of one query each.
+type importLookup struct {
+	tenantID uuid.UUID
+	// empty: the tenant's archive was empty when the transaction looked;
+	// made are then the private copies this reading has made so far.
+	empty bool
+	made  map[uuid.UUID]bool
+}
+
+func newImportLookup(ctx context.Context, tx *store.Tx, tenantID uuid.UUID) (*importLookup, error) {
+	empty, err := tx.TenantArchiveEmpty(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	return &importLookup{tenantID: tenantID, empty: empty, made: map[uuid.UUID]bool{}}, nil
+}
+
+// state is importStateOf, for a collection the caller creates when it is
+// importNew.
+func (l *importLookup) state(ctx context.Context, tx *store.Tx, it ImportCollection) (importState, store.Collection, error) {
+	if !l.empty {
+		return importStateOf(ctx, tx, l.tenantID, it)
+	}
+	id := identityOf(it, l.tenantID).ID
+	if l.made[id] {
+		return importSavedPrivate, store.Collection{ID: id}, nil
+	}
+	l.made[id] = true
+	return importNew, store.Collection{}, nil
 }
 
 // importNote says, for the report, how an imported collection differs from
@@ -610,6 +655,7 @@ type importRun struct {
 	tx       *store.Tx
 	tenantID uuid.UUID
 	provider string
+	look     *importLookup
 	// uploads are the media stored before the transaction; blobs the
 	// blobs found or recorded so far.
 	uploads map[scopedSHA]upload
@@ -623,7 +669,7 @@ type importRun struct {
 func (a *App) importOne(ctx context.Context, run *importRun, it ImportCollection) error {
 	tx, tenantID, rep := run.tx, run.tenantID, run.rep
 	out := ImportOutcome{ID: it.ID, FileID: it.ID, Label: it.Label}
-	state, existing, err := importStateOf(ctx, tx, tenantID, it)
+	state, existing, err := run.look.state(ctx, tx, it)
 	if err != nil {
 		return err
 	}

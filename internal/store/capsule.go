@@ -247,6 +247,16 @@ func (tx *Tx) CollectionImportLookup(ctx context.Context, tenantID, publicID uui
 	return l, wrap(tx.d, "look up imported collection", err)
 }
 
+// TenantArchiveEmpty reports whether the tenant has saved no collection
+// and holds none in its private scope, saved or not.
+func (tx *Tx) TenantArchiveEmpty(ctx context.Context, tenantID uuid.UUID) (bool, error) {
+	var empty bool
+	err := tx.tx.QueryRowContext(ctx,
+		`SELECT NOT EXISTS (SELECT 1 FROM tenant_collections WHERE tenant_id = $1)
+			AND NOT EXISTS (SELECT 1 FROM collections WHERE data_scope = $1)`, tenantID).Scan(&empty)
+	return empty, wrap(tx.d, "look at the tenant's archive", err)
+}
+
 // TenantCollectionInsert records the tenant's reference to a collection
 // the transaction created: TenantCollectionSaveAt without its checks,
 // which a collection nobody else can see yet passes.
