@@ -314,6 +314,9 @@ func (a *App) watchView(ctx context.Context, w store.Watch, admin bool) (WatchVi
 		NewPosts: w.NewPosts, LastError: w.LastError}
 	if w.State == store.WatchActive {
 		next := src.NextRunAt
+		if now := a.now(); src.LeaseUntil != nil && src.LeaseUntil.After(now) && next.After(now) {
+			next = now // being read now: its next run is its lease's end until the run ends
+		}
 		v.NextRunAt = &next
 	}
 	if admin {

@@ -219,7 +219,7 @@ func TestWatchMadeDuringARunRunsAtTheNextTick(t *testing.T) {
 		ctx := context.Background()
 		tl := p.fx.AddTimeline(watchHandle, watchID, 30, 20)
 		alice, bob := p.tenant(t, "alice", nil), p.tenant(t, "bob", nil)
-		_, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: tl.ProfileURL})
+		wa, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: alice, URL: tl.ProfileURL})
 		require.NoError(t, err)
 		p.tick(t, 0, 1)
 
@@ -235,6 +235,9 @@ func TestWatchMadeDuringARunRunsAtTheNextTick(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("the run never read the timeline")
 		}
+		running, err := p.app.Watch(ctx, alice, wa.ID)
+		require.NoError(t, err)
+		require.False(t, running.NextRunAt.After(p.clock.Now()), "a source being read shows as due now, not at its lease's end")
 		wb, err := p.app.CreateWatch(ctx, app.WatchRequest{TenantID: bob, URL: tl.ProfileURL, IntervalSeconds: 3600})
 		require.NoError(t, err)
 		hold.Release()

@@ -50,28 +50,32 @@ type WatchSource struct {
 	LastRunAt *time.Time
 	Failures  int
 	LastError string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// LeaseUntil is when the lease of the run that holds the source
+	// ends, nil when none does.
+	LeaseUntil *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 const watchSourceColumns = `id, adapter_id, provider_id, platform, entity_type, object_scope, external_id, url, seen, baselined,
-	watchers, next_run_at, last_run_at, failures, last_error, created_at, updated_at`
+	watchers, next_run_at, last_run_at, failures, last_error, lease_until, created_at, updated_at`
 
 func scanWatchSource(row interface{ Scan(...any) error }) (WatchSource, error) {
 	var (
 		s       WatchSource
 		seen    string
 		lastRun sql.NullTime
+		lease   sql.NullTime
 	)
 	if err := row.Scan(&s.ID, &s.AdapterID, &s.Provider, &s.Platform, &s.EntityType, &s.ObjectScope, &s.ExternalID, &s.URL,
-		&seen, &s.Baselined, &s.Watchers, &s.NextRunAt, &lastRun, &s.Failures, &s.LastError, &s.CreatedAt, &s.UpdatedAt); err != nil {
+		&seen, &s.Baselined, &s.Watchers, &s.NextRunAt, &lastRun, &s.Failures, &s.LastError, &lease, &s.CreatedAt, &s.UpdatedAt); err != nil {
 		return WatchSource{}, err
 	}
 	if err := json.Unmarshal([]byte(seen), &s.Seen); err != nil {
 		return WatchSource{}, fmt.Errorf("seen links: %w", err)
 	}
 	s.NextRunAt, s.CreatedAt, s.UpdatedAt = s.NextRunAt.UTC(), s.CreatedAt.UTC(), s.UpdatedAt.UTC()
-	s.LastRunAt = nullTime(lastRun)
+	s.LastRunAt, s.LeaseUntil = nullTime(lastRun), nullTime(lease)
 	return s, nil
 }
 
