@@ -136,10 +136,10 @@ func (s *Store) WatchSourceGet(ctx context.Context, id uuid.UUID) (ws WatchSourc
 
 // WatchSourcesClaimDue leases up to limit sources with watchers that are
 // due at now and not held by another run, to owner until leaseUntil, and
-// returns them. A run whose process died
-// loses its lease when it expires. A leased source is due next at the
-// lease's end, so a wake during the run (WatchSourceWake, a new watcher)
-// shows as an earlier next run, which WatchSourceRunEnd keeps.
+// returns them. A run whose process died loses its lease when it
+// expires. A leased source is due next at the lease's end, so a wake
+// during the run (WatchSourceWake, a new watcher) shows as an earlier
+// next run, which WatchSourceRunEnd keeps.
 func (tx *Tx) WatchSourcesClaimDue(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]WatchSource, error) {
 	now, leaseUntil = utc(now), utc(leaseUntil)
 	// The lease condition is checked again outside the subquery, so a
