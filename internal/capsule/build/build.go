@@ -304,8 +304,17 @@ type post struct {
 
 // cardOf is the post's card, rendered once.
 func (s *site) cardOf(p *post) (web.PostCard, error) {
+	if err := s.drawCard(p); err != nil {
+		return web.PostCard{}, err
+	}
+	return p.card, nil
+}
+
+// drawCard renders the post's card once. It does not read the card,
+// which the last page that shows it lets go: only those pages may.
+func (s *site) drawCard(p *post) error {
 	p.cardOnce.Do(func() { p.card, p.cardErr = s.r.Card(p.Post) })
-	return p.card, p.cardErr
+	return p.cardErr
 }
 
 // cards gives a list page its posts' cards drawn once for the whole
@@ -590,7 +599,7 @@ func (s *site) lists(posts []*post, size int) {
 			carded += len(chunk)
 			s.pool.submit(func(*pool) error {
 				for _, p := range chunk {
-					if _, err := s.cardOf(p); err != nil {
+					if err := s.drawCard(p); err != nil {
 						return err
 					}
 				}
