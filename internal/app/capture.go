@@ -103,6 +103,11 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
+	if c.State == store.CaptureDownloading {
+		// Run again after staging: what it was downloading itself goes to
+		// download jobs.
+		return a.handOverInline(ctx, c)
+	}
 	if c.State != store.CaptureQueued {
 		return nil
 	}
@@ -211,6 +216,8 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 	if desc != nil {
 		version = desc.Describe().GetAdapterVersion()
 	}
+	// inline are the media this job downloads itself (downloadInline).
+	var inline []store.Asset
 	resourceOf := map[int]string{}
 	for _, e := range resp.GetGraph().GetEntities() {
 		for _, i := range e.GetResourceIndexes() {
@@ -253,6 +260,7 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 			}
 		}
 		var downloads []river.JobArgs
+		inline = inline[:0]
 		for i, m := range resp.GetMedia() {
 			asset := store.Asset{
 				CaptureID: c.ID, DataScope: c.DataScope, Visibility: c.Visibility, Position: i,
@@ -266,20 +274,42 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 				}
 				asset.State, asset.Error = store.AssetUnavailable, r
 			}
+			own := asset.State == store.AssetPending && downloadsInline(asset)
+			if own {
+				asset.State = store.AssetDownloading // this job's own, from the start
+			}
 			asset, err := tx.AssetInsert(ctx, asset)
 			if err != nil {
 				return err
 			}
-			if asset.State == store.AssetPending {
+			asset.AccessScope, asset.TenantID = c.AccessScope, c.TenantID
+			switch {
+			case own:
+				reused, err := a.reuseCached(ctx, tx, asset)
+				if err != nil {
+					return err
+				}
+				if !reused {
+					inline = append(inline, asset)
+				}
+			case asset.State == store.AssetPending:
 				downloads = append(downloads, queue.DownloadArgs{AssetID: asset.ID, TenantID: c.TenantID})
 			}
 		}
-		if len(downloads) == 0 {
+		if len(downloads) > 0 {
+			// One insert for all of a capture's download jobs.
+			if err := a.insertJobs(ctx, tx, downloads); err != nil {
+				return err
+			}
+		}
+		if len(downloads) == 0 && len(inline) == 0 {
 			return a.finalizeInline(ctx, tx, c.ID, c.TenantID)
 		}
-		// One insert for all of a capture's downloads.
-		return a.insertJobs(ctx, tx, downloads)
+		return nil
 	})
+	if err == nil && len(inline) > 0 {
+		return a.downloadInline(ctx, c.ID, c.TenantID, inline)
+	}
 	if errors.Is(err, errCanonicalBusy) {
 		// The canonical collection is being captured right now: fetch
 		// again once that capture has ended, then join its result.

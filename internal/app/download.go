@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -41,6 +42,9 @@ func (w *downloadWorker) Timeout(*river.Job[queue.DownloadArgs]) time.Duration {
 }
 
 func (w *downloadWorker) Work(ctx context.Context, job *river.Job[queue.DownloadArgs]) error {
+	if wait := job.Args.NotBefore.Sub(w.app.now()); wait > 0 {
+		return river.JobSnooze(wait) // a retry waiting out its delay
+	}
 	return w.app.runDownload(store.WithTenant(ctx, job.Args.TenantID), job.Args.AssetID)
 }
 
@@ -79,14 +83,12 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 		}
 		// Immutable media already stored under the same cache key need no
 		// second download.
-		if b, err := tx.AssetBlobByCacheKey(ctx, as.DataScope, as.AccessScope, as.CacheKey); err == nil {
-			done = true
-			if err := tx.AssetAttach(ctx, as.ID, b.ID, b.Size, b.Mime); err != nil {
+		if reused, err := a.reuseCached(ctx, tx, as); err != nil || reused {
+			done = reused
+			if err != nil {
 				return err
 			}
 			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
 		}
 		return tx.AssetSetState(ctx, as.ID, store.AssetDownloading, "", false)
 	})
@@ -94,9 +96,18 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 		return err
 	}
 
-	err = a.download(ctx, as)
+	got, err := a.fetchMedia(ctx, as)
 	if err == nil {
-		return nil
+		err = a.store.InTx(ctx, func(tx *store.Tx) error {
+			if err := a.attachFetched(ctx, tx, as, got); err != nil {
+				return err
+			}
+			return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
+		})
+		if err != nil {
+			a.unreserve(ctx, as, got.reserved)
+		}
+		return err
 	}
 	bg := context.WithoutCancel(ctx)
 	if ctx.Err() != nil {
@@ -108,68 +119,121 @@ func (a *App) runDownload(ctx context.Context, id uuid.UUID) error {
 	if !errors.As(err, &de) {
 		return err // our own failure (database, blob store): River retries
 	}
+	end := a.attemptEnd(as, de)
+	a.logAttemptEnd(ctx, as, end)
+	if err := a.store.InTx(bg, func(tx *store.Tx) error {
+		if err := end.record(bg, tx, as); err != nil || end.retry {
+			return err
+		}
+		return a.afterAsset(bg, tx, as.CaptureID, as.TenantID)
+	}); err != nil {
+		return err
+	}
+	if end.retry {
+		return river.JobSnooze(end.wait)
+	}
+	return nil
+}
+
+// reuseCached attaches to as the blob already stored under its cache key,
+// if any: immutable media need no second download.
+func (a *App) reuseCached(ctx context.Context, tx *store.Tx, as store.Asset) (bool, error) {
+	b, err := tx.AssetBlobByCacheKey(ctx, as.DataScope, as.AccessScope, as.CacheKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, tx.AssetAttach(ctx, as.ID, b.ID, b.Size, b.Mime)
+}
+
+// attempt is how a failed download attempt ends: retry after wait, or
+// fail the asset with msg.
+type attempt struct {
+	retry bool
+	wait  time.Duration
+	msg   string
+}
+
+// attemptEnd decides what a failed attempt of as leads to: a retryable
+// failure is tried again (after the host's Retry-After, else a doubling
+// delay) until the attempts run out.
+func (a *App) attemptEnd(as store.Asset, de *downloadError) attempt {
 	attempts := as.Attempts + 1
 	if de.retryable && attempts < a.limits.Attempts {
 		wait := de.wait
 		if wait <= 0 {
 			wait = a.limits.RetryDelay << (attempts - 1)
 		}
-		a.log.InfoContext(ctx, "download will retry", slog.String("asset", as.ID.String()),
-			slog.Int("attempt", attempts), slog.Duration("wait", wait), slog.String("err", de.msg))
-		if err := a.store.InTx(bg, func(tx *store.Tx) error {
-			return tx.AssetSetState(bg, as.ID, store.AssetPending, de.msg, true)
-		}); err != nil {
-			return err
-		}
-		return river.JobSnooze(wait)
+		return attempt{retry: true, wait: wait, msg: de.msg}
 	}
 	msg := de.msg
 	if de.retryable {
 		msg = fmt.Sprintf("%s (gave up after %d attempts)", msg, attempts)
 	}
-	a.log.InfoContext(ctx, "download failed", slog.String("asset", as.ID.String()), slog.String("err", msg))
-	a.LogError(ctx, ErrorRecord{Source: SourceDownload, Stage: "download", Message: "media download failed", Detail: msg,
-		Context: map[string]string{"asset_id": as.ID.String(), "kind": as.Kind}, CaptureID: as.CaptureID, TenantID: as.TenantID})
-	return a.store.InTx(bg, func(tx *store.Tx) error {
-		if err := tx.AssetSetState(bg, as.ID, store.AssetFailed, msg, true); err != nil {
-			return err
-		}
-		return a.afterAsset(bg, tx, as.CaptureID, as.TenantID)
-	})
+	return attempt{msg: msg}
 }
 
-// download streams the media and attaches it. Any reservation it made is
-// given back when it fails; on success it stays until finalize.
-func (a *App) download(ctx context.Context, as store.Asset) (err error) {
+// record counts the attempt on as: back to pending for a retry, else
+// failed.
+func (e attempt) record(ctx context.Context, tx *store.Tx, as store.Asset) error {
+	state := store.AssetFailed
+	if e.retry {
+		state = store.AssetPending
+	}
+	return tx.AssetSetState(ctx, as.ID, state, e.msg, true)
+}
+
+// logAttemptEnd says how the attempt ended; a failed asset goes to the
+// error log too.
+func (a *App) logAttemptEnd(ctx context.Context, as store.Asset, e attempt) {
+	if e.retry {
+		a.log.InfoContext(ctx, "download will retry", slog.String("asset", as.ID.String()),
+			slog.Int("attempt", as.Attempts+1), slog.Duration("wait", e.wait), slog.String("err", e.msg))
+		return
+	}
+	a.log.InfoContext(ctx, "download failed", slog.String("asset", as.ID.String()), slog.String("err", e.msg))
+	a.LogError(ctx, ErrorRecord{Source: SourceDownload, Stage: "download", Message: "media download failed", Detail: e.msg,
+		Context: map[string]string{"asset_id": as.ID.String(), "kind": as.Kind}, CaptureID: as.CaptureID, TenantID: as.TenantID})
+}
+
+// fetched is a medium stored in the blob store as a pending object, not
+// yet attached to its asset.
+type fetched struct {
+	objectID uuid.UUID
+	sha256   string
+	size     int64
+	mime     string
+	// reserved is the asset's quota reservation the download made.
+	reserved int64
+}
+
+// fetchMedia streams as's media into the blob store, reserving quota as
+// the bytes come. When it fails, what it reserved is given back and what
+// it stored is removed (or left to the garbage collector).
+func (a *App) fetchMedia(ctx context.Context, as store.Asset) (_ fetched, err error) {
 	body, err := a.openMedia(ctx, as)
 	if err != nil {
-		return err
+		return fetched{}, err
 	}
 	defer body.r.Close()
 	limit := a.limits.MaxMediaBytes
 	if body.length > limit {
-		return permanent("media is %d bytes, over the %d-byte limit for one file", body.length, limit)
+		return fetched{}, permanent("media is %d bytes, over the %d-byte limit for one file", body.length, limit)
 	}
 
 	meter := &meter{app: a, ctx: ctx, asset: as, max: limit}
 	defer func() {
 		if err != nil {
-			bg := context.WithoutCancel(ctx)
-			_ = a.store.InTx(bg, func(tx *store.Tx) error {
-				return tx.AssetReserve(bg, as.ID, as.TenantID, -meter.reserved)
-			})
+			a.unreserve(ctx, as, meter.reserved)
 		}
 	}()
-	if err := meter.reserve(max64(body.length, 0)); err != nil {
-		return err
-	}
-
+	// The first reservation and the pending object go in one transaction.
 	objectID := uuid.Must(uuid.NewV7())
 	key := blob.ObjectKey(as.TenantID, objectID)
-	if err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		return tx.ObjectInsertPending(ctx, store.Object{ID: objectID, TenantID: as.TenantID, Key: key})
-	}); err != nil {
-		return err
+	if err := meter.reserveRecording(max64(body.length, 0), &store.Object{ID: objectID, TenantID: as.TenantID, Key: key}); err != nil {
+		return fetched{}, err
 	}
 	meter.r = body.r
 	info, err := a.blob.Put(ctx, key, meter)
@@ -190,34 +254,41 @@ func (a *App) download(ctx context.Context, as store.Asset) (err error) {
 		var de *downloadError
 		switch {
 		case errors.As(err, &de), errors.Is(err, ErrQuota):
-			return err
+			return fetched{}, err
 		case ctx.Err() != nil:
-			return ctx.Err()
+			return fetched{}, ctx.Err()
 		case errors.Is(err, io.ErrUnexpectedEOF) || isReadError(err):
-			return retryable(0, "the media download was cut short: %v", err)
+			return fetched{}, retryable(0, "the media download was cut short: %v", err)
 		}
-		return fmt.Errorf("app: store media: %w", err)
+		return fetched{}, fmt.Errorf("app: store media: %w", err)
 	}
+	return fetched{objectID: objectID, sha256: info.SHA256, size: info.Size, mime: body.mime, reserved: meter.reserved}, nil
+}
 
-	mime := body.mime
-	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		b, _, err := archiveWriter{}.attachBlob(ctx, tx, blobInput{
-			DataScope: as.DataScope, AccessScope: as.AccessScope, Visibility: as.Visibility, TenantID: as.TenantID,
-			SHA256: info.SHA256, Mime: firstNonEmpty(mime, as.Mime), Object: &storedObject{ID: objectID, Size: info.Size},
-		})
-		if err != nil {
-			return err
-		}
-		if err := tx.AssetAttach(ctx, as.ID, b.ID, info.Size, mime); err != nil {
-			return err
-		}
-		// Keep exactly the stored size reserved until finalize.
-		if err := tx.AssetReserve(ctx, as.ID, as.TenantID, info.Size-meter.reserved); err != nil {
-			return err
-		}
-		meter.reserved = info.Size
-		return a.afterAsset(ctx, tx, as.CaptureID, as.TenantID)
+// attachFetched attaches what fetchMedia stored to as in tx, reusing an
+// existing blob with the same content, and keeps exactly the stored size
+// reserved until finalize.
+func (a *App) attachFetched(ctx context.Context, tx *store.Tx, as store.Asset, f fetched) error {
+	b, _, err := archiveWriter{}.attachBlob(ctx, tx, blobInput{
+		DataScope: as.DataScope, AccessScope: as.AccessScope, Visibility: as.Visibility, TenantID: as.TenantID,
+		SHA256: f.sha256, Mime: firstNonEmpty(f.mime, as.Mime), Object: &storedObject{ID: f.objectID, Size: f.size},
 	})
+	if err != nil {
+		return err
+	}
+	if err := tx.AssetAttach(ctx, as.ID, b.ID, f.size, f.mime); err != nil {
+		return err
+	}
+	return tx.AssetReserve(ctx, as.ID, as.TenantID, f.size-f.reserved)
+}
+
+// unreserve gives back n bytes as's download reserved.
+func (a *App) unreserve(ctx context.Context, as store.Asset, n int64) {
+	if n == 0 {
+		return
+	}
+	bg := context.WithoutCancel(ctx)
+	_ = a.store.InTx(bg, func(tx *store.Tx) error { return tx.AssetReserve(bg, as.ID, as.TenantID, -n) })
 }
 
 // mediaBody is what a download reads: a media host's HTTP body, or the
@@ -391,11 +462,24 @@ func (m *meter) Read(p []byte) (int, error) {
 
 // reserve adds n bytes to the asset's reservation when the tenant's quota
 // has room for them.
-func (m *meter) reserve(n int64) error {
-	if n <= 0 {
+func (m *meter) reserve(n int64) error { return m.reserveRecording(n, nil) }
+
+// reserveRecording is reserve that also records obj as a pending object
+// in the same transaction, even when n is 0.
+func (m *meter) reserveRecording(n int64, obj *store.Object) error {
+	if n <= 0 && obj == nil {
 		return nil
 	}
+	n = max(n, 0)
 	err := m.app.store.InTx(m.ctx, func(tx *store.Tx) error {
+		if obj != nil {
+			if err := tx.ObjectInsertPending(m.ctx, *obj); err != nil {
+				return err
+			}
+		}
+		if n == 0 {
+			return nil
+		}
 		t, err := tx.TenantGetByID(m.ctx, m.asset.TenantID)
 		if err != nil {
 			return err
@@ -437,4 +521,118 @@ func max64(a, b int64) int64 {
 		return a
 	}
 	return b
+}
+
+// A capture job downloads its photos itself, a few at a time, right after
+// staging them: a photo post then costs one job instead of one per photo
+// and one write transaction for all of them at the end. Videos, other
+// media and media read through an adapter's stream keep a download job
+// each, as a long download must not hold a capture worker. A photo the
+// capture job could not store (a retryable failure, the window running
+// out, shutdown, an error of our own) continues as a download job; a
+// permanent failure fails the asset as a download job would.
+
+// inlineParallel is how many of one capture's photos download at once.
+const inlineParallel = 4
+
+// inlineWindow is how long a capture job downloads; what is not stored by
+// then continues as download jobs.
+const inlineWindow = time.Minute
+
+// downloadsInline says whether the capture job downloads as itself
+// rather than a download job.
+func downloadsInline(as store.Asset) bool {
+	return as.Kind == "image" && as.StreamRef == "" && as.SourceURL != ""
+}
+
+// downloadInline downloads the capture's own assets (in state
+// downloading), then in one transaction attaches what was stored, records
+// what failed, hands the rest to download jobs and finalizes the capture
+// when nothing is left.
+func (a *App) downloadInline(ctx context.Context, captureID, tenantID uuid.UUID, assets []store.Asset) error {
+	window, cancel := context.WithTimeout(ctx, inlineWindow)
+	defer cancel()
+	got := make([]fetched, len(assets))
+	errs := make([]error, len(assets))
+	slots := make(chan struct{}, inlineParallel)
+	var wg sync.WaitGroup
+	for i, as := range assets {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			got[i], errs[i] = a.fetchMedia(window, as)
+		})
+	}
+	wg.Wait()
+
+	ends := make([]*attempt, len(assets))
+	for i, as := range assets {
+		var de *downloadError
+		if errs[i] != nil && ctx.Err() == nil && window.Err() == nil && errors.As(errs[i], &de) {
+			end := a.attemptEnd(as, de)
+			ends[i] = &end
+			a.logAttemptEnd(ctx, as, end)
+		}
+	}
+	bg := context.WithoutCancel(ctx)
+	err := a.store.InTx(bg, func(tx *store.Tx) error {
+		var jobs []river.JobArgs
+		for i, as := range assets {
+			switch end := ends[i]; {
+			case errs[i] == nil:
+				if err := a.attachFetched(bg, tx, as, got[i]); err != nil {
+					return err
+				}
+			case end != nil:
+				if err := end.record(bg, tx, as); err != nil {
+					return err
+				}
+				if end.retry {
+					jobs = append(jobs, queue.DownloadArgs{AssetID: as.ID, TenantID: tenantID, NotBefore: a.now().Add(end.wait)})
+				}
+			default:
+				// Shutdown, the window's end or our own failure: a download
+				// job takes over, without an attempt counted.
+				if err := tx.AssetSetState(bg, as.ID, store.AssetPending, "", false); err != nil {
+					return err
+				}
+				jobs = append(jobs, queue.DownloadArgs{AssetID: as.ID, TenantID: tenantID})
+			}
+		}
+		if len(jobs) > 0 {
+			return a.insertJobs(bg, tx, jobs)
+		}
+		return a.afterAsset(bg, tx, captureID, tenantID)
+	})
+	if err != nil {
+		for i, as := range assets {
+			if errs[i] == nil {
+				a.unreserve(bg, as, got[i].reserved)
+			}
+		}
+	}
+	return err
+}
+
+// handOverInline gives the capture's assets its job was downloading
+// itself to download jobs: the job runs again after its process stopped
+// mid-way (or it failed after staging). A download job already there for
+// an asset is not doubled (DownloadArgs are unique).
+func (a *App) handOverInline(ctx context.Context, c store.Capture) error {
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		assets, err := tx.AssetList(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		var jobs []river.JobArgs
+		for _, as := range assets {
+			if as.State == store.AssetDownloading && downloadsInline(as) {
+				jobs = append(jobs, queue.DownloadArgs{AssetID: as.ID, TenantID: c.TenantID})
+			}
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		return a.insertJobs(ctx, tx, jobs)
+	})
 }

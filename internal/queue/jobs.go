@@ -31,9 +31,13 @@ func (CaptureArgs) InsertOpts() river.InsertOpts {
 
 // DownloadArgs asks the download worker to store one asset's media.
 type DownloadArgs struct {
-	AssetID uuid.UUID `json:"asset_id"`
+	AssetID uuid.UUID `json:"asset_id" river:"unique"`
 	// TenantID is the capture's executing tenant.
-	TenantID uuid.UUID `json:"tenant_id"`
+	TenantID uuid.UUID `json:"tenant_id" river:"unique"`
+	// NotBefore, when set, is the earliest the download may start: a
+	// retry of a download the capture job tried first waits out the
+	// host's Retry-After (or the doubling delay) as a retried job would.
+	NotBefore time.Time `json:"not_before,omitzero"`
 }
 
 // Kind is the job kind stored in River.

@@ -53,6 +53,7 @@ type FxTwitter struct {
 	mediaFailN  int
 	mediaStatus int
 	delay       time.Duration
+	mediaDelay  time.Duration
 	overrides   map[string]fxOverride
 	mediaSize   int
 	retryAfter  string
@@ -224,7 +225,8 @@ func (f *FxTwitter) RateLimitNext(n int) {
 }
 
 // SetRetryAfter replaces the Retry-After value of simulated rate limits
-// ("" restores the fixture's 60), so tests need not wait a minute.
+// ("" restores the fixture's 60), so tests need not wait a minute; media
+// requests failed with 429 send it too.
 func (f *FxTwitter) SetRetryAfter(v string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -268,6 +270,14 @@ func (f *FxTwitter) Delay(d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.delay = d
+}
+
+// DelayMedia holds every later media request for d (0: as Delay says),
+// while the API answers as Delay says.
+func (f *FxTwitter) DelayMedia(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mediaDelay = d
 }
 
 func (f *FxTwitter) addHeld(n int) {
@@ -347,10 +357,13 @@ func (f *FxTwitter) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, UserAgent: r.UserAgent(),
 	})
 	delay := f.delay
+	media := strings.HasPrefix(r.URL.Path, "/media/")
+	if media && f.mediaDelay > 0 {
+		delay = f.mediaDelay
+	}
 	f.mu.Unlock()
 
 	if delay > 0 {
-		media := strings.HasPrefix(r.URL.Path, "/media/")
 		if media {
 			f.addHeld(1)
 		}
@@ -489,7 +502,7 @@ func writeBody(w http.ResponseWriter, status int, headers map[string]string, bod
 func (f *FxTwitter) serveMedia(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	size := f.mediaSize
-	failStatus := 0
+	failStatus, retryAfter := 0, f.retryAfter
 	if f.mediaFailN > 0 {
 		f.mediaFailN--
 		failStatus = f.mediaStatus
@@ -499,6 +512,9 @@ func (f *FxTwitter) serveMedia(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Unlock()
 	if failStatus != 0 {
+		if failStatus == http.StatusTooManyRequests && retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
 		writeBody(w, failStatus, nil, nil)
 		return
 	}
