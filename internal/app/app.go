@@ -150,6 +150,8 @@ type App struct {
 	signingKey ed25519.PrivateKey
 	snapshotMu sync.Mutex
 	restoreMu  sync.Mutex
+	// slots wakes captures waiting for an execution slot (slots.go).
+	slots *slotSignal
 }
 
 // New returns the business layer. Pipeline work needs a queue: register the
@@ -161,6 +163,7 @@ func New(d Deps) *App {
 	a.collectionFile, a.rclone = d.CollectionFile, d.Rclone
 	a.contents = newContentCache(contentCacheSize)
 	a.signIns = newSignIns()
+	a.slots = newSlotSignal()
 	a.answers = weighed[keptKey](keptAnswers, keptAnswerBytes, func(e keptAnswer) int { return len(e.body) })
 	a.principals = newLRU[string, keptPrincipal](keptTokens)
 	a.http = a.traffic.countDownloads(a.http)

@@ -28,8 +28,8 @@ const maxSourceBytes = 4 << 20
 // crashed worker's slot frees itself after it.
 const slotLease = 3 * time.Minute
 
-// slotWait is how long a capture waits when its tenant's (or connection's)
-// execution slots are all taken.
+// slotWait is how long a capture waits in its worker when its tenant's
+// (or connection's) execution slots are all taken, before it snoozes.
 const slotWait = 100 * time.Millisecond
 
 // staged is what a capture fetched, kept on the capture until finalize
@@ -81,25 +81,7 @@ func (w *captureWorker) Work(ctx context.Context, job *river.Job[queue.CaptureAr
 
 // runCapture fetches one capture through its adapter and stages the result.
 func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
-	var (
-		c    store.Capture
-		coll store.Collection
-		got  bool
-	)
-	err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if c, err = tx.CaptureGet(ctx, id); err != nil {
-			return err
-		}
-		if c.State != store.CaptureQueued {
-			return nil // already fetched; a repeated job has nothing to do
-		}
-		if coll, err = tx.CollectionGet(ctx, c.CollectionID); err != nil {
-			return err
-		}
-		got, err = tx.CaptureClaimSlot(ctx, c, a.now().Add(slotLease), a.limits.TenantCaptures, a.limits.ConnectionCaptures)
-		return err
-	})
+	c, coll, got, err := a.claimCapture(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -112,7 +94,9 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 		return nil
 	}
 	if !got {
-		return river.JobSnooze(slotWait) // the tenant's slots are busy
+		// The tenant's (or account's) slots stayed busy: other work gets
+		// the worker, and the capture comes back behind it.
+		return river.JobSnooze(0)
 	}
 
 	var credential []byte
@@ -152,6 +136,48 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 	return a.stageCapture(ctx, c, coll, resp)
 }
 
+// claimCapture reads capture id and, while it is queued, claims an
+// execution slot for it. While the slots are busy it waits up to slotWait
+// for one to come free in this process (slots.go).
+func (a *App) claimCapture(ctx context.Context, id uuid.UUID) (c store.Capture, coll store.Collection, got bool, err error) {
+	giveUp := time.NewTimer(slotWait)
+	defer giveUp.Stop()
+	for {
+		freed := a.slots.freed()
+		err = a.store.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			if c, err = tx.CaptureGet(ctx, id); err != nil {
+				return err
+			}
+			if c.State != store.CaptureQueued {
+				return nil // already fetched; a repeated job has nothing to do
+			}
+			if coll, err = tx.CollectionGet(ctx, c.CollectionID); err != nil {
+				return err
+			}
+			got, err = tx.CaptureClaimSlot(ctx, c, a.now().Add(slotLease), a.limits.TenantCaptures, a.limits.ConnectionCaptures)
+			return err
+		})
+		if err != nil || got || c.State != store.CaptureQueued {
+			return c, coll, got, err
+		}
+		select {
+		case <-freed:
+		case <-giveUp.C:
+			return c, coll, false, nil
+		case <-ctx.Done():
+			return c, coll, false, nil
+		}
+	}
+}
+
+// releaseSlot gives capture id's execution slot back in tx, waking the
+// captures waiting for one once tx commits.
+func (a *App) releaseSlot(ctx context.Context, tx *store.Tx, id uuid.UUID) error {
+	tx.AfterCommit(a.slots.free)
+	return tx.CaptureReleaseSlot(ctx, id)
+}
+
 // captureFailed handles a failed fetch: shutdown puts the job back at once,
 // a retryable error waits (the upstream's Retry-After, else a doubling
 // delay) until the attempts run out, anything else ends the capture failed
@@ -159,7 +185,7 @@ func (a *App) runCapture(ctx context.Context, id uuid.UUID) error {
 func (a *App) captureFailed(ctx context.Context, c store.Capture, ferr error) error {
 	bg := context.WithoutCancel(ctx)
 	if ctx.Err() != nil {
-		_ = a.store.InTx(bg, func(tx *store.Tx) error { return tx.CaptureReleaseSlot(bg, c.ID) })
+		_ = a.store.InTx(bg, func(tx *store.Tx) error { return a.releaseSlot(bg, tx, c.ID) })
 		return river.JobSnooze(0)
 	}
 	msg := ferr.Error()
@@ -247,6 +273,7 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 		if err := tx.CaptureStage(ctx, c.ID, body, version); err != nil {
 			return err
 		}
+		tx.AfterCommit(a.slots.free) // staging frees the slot
 		if err := tx.CaptureSetNextPage(ctx, c.ID, resp.GetNextPageCursor()); err != nil {
 			return err
 		}
@@ -314,7 +341,7 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 		// The canonical collection is being captured right now: fetch
 		// again once that capture has ended, then join its result.
 		bg := context.WithoutCancel(ctx)
-		if err := a.store.InTx(bg, func(tx *store.Tx) error { return tx.CaptureReleaseSlot(bg, c.ID) }); err != nil {
+		if err := a.store.InTx(bg, func(tx *store.Tx) error { return a.releaseSlot(bg, tx, c.ID) }); err != nil {
 			return err
 		}
 		return river.JobSnooze(canonicalWait)

@@ -127,6 +127,9 @@ func (a *App) finishCaptureCode(ctx context.Context, tx *store.Tx, c store.Captu
 	if err := tx.CaptureFinish(ctx, c.ID, state, revID, errText, code); err != nil {
 		return err
 	}
+	if c.State == store.CaptureQueued {
+		tx.AfterCommit(a.slots.free) // it may have held a slot while fetching
+	}
 	if err := tx.CaptureReleaseReservations(ctx, c.ID, c.TenantID); err != nil {
 		return err
 	}
