@@ -212,44 +212,128 @@ type fetched struct {
 // fetchMedia streams as's media into the blob store, reserving quota as
 // the bytes come. When it fails, what it reserved is given back and what
 // it stored is removed (or left to the garbage collector).
-func (a *App) fetchMedia(ctx context.Context, as store.Asset) (_ fetched, err error) {
-	body, err := a.openMedia(ctx, as)
+func (a *App) fetchMedia(ctx context.Context, as store.Asset) (fetched, error) {
+	m, err := a.openPending(ctx, as)
 	if err != nil {
 		return fetched{}, err
 	}
-	defer body.r.Close()
-	limit := a.limits.MaxMediaBytes
-	if body.length > limit {
-		return fetched{}, permanent("media is %d bytes, over the %d-byte limit for one file", body.length, limit)
-	}
-
-	meter := &meter{app: a, ctx: ctx, asset: as, max: limit}
-	defer func() {
-		if err != nil {
-			a.unreserve(ctx, as, meter.reserved)
-		}
-	}()
-	// The first reservation and the pending object go in one transaction.
-	objectID := uuid.Must(uuid.NewV7())
-	key := blob.ObjectKey(as.TenantID, objectID)
-	if err := meter.reserveRecording(max64(body.length, 0), &store.Object{ID: objectID, TenantID: as.TenantID, Key: key}); err != nil {
+	defer m.body.r.Close()
+	if err := a.recordPending(ctx, []*pendingMedia{m}); err != nil {
 		return fetched{}, err
 	}
-	meter.r = body.r
-	info, err := a.blob.Put(ctx, key, meter)
-	if err == nil && body.length >= 0 && info.Size != body.length {
-		err = retryable(0, "the media download was cut short: got %d of %d bytes", info.Size, body.length)
+	if m.err != nil {
+		return fetched{}, m.err
+	}
+	return a.storePending(ctx, m)
+}
+
+// pendingMedia is a medium on its way into the blob store: its body is
+// open, and once recordPending has run its object is recorded as pending
+// and its announced size reserved, unless err says why it cannot go on.
+type pendingMedia struct {
+	as     store.Asset
+	body   mediaBody
+	meter  *meter
+	object store.Object
+	err    error
+}
+
+// openPending starts reading as's media and checks its announced size.
+func (a *App) openPending(ctx context.Context, as store.Asset) (*pendingMedia, error) {
+	body, err := a.openMedia(ctx, as)
+	if err != nil {
+		return nil, err
+	}
+	limit := a.limits.MaxMediaBytes
+	if body.length > limit {
+		body.r.Close()
+		return nil, permanent("media is %d bytes, over the %d-byte limit for one file", body.length, limit)
+	}
+	id := uuid.Must(uuid.NewV7())
+	return &pendingMedia{as: as, body: body, meter: &meter{app: a, ctx: ctx, asset: as, max: limit},
+		object: store.Object{ID: id, TenantID: as.TenantID, Key: blob.ObjectKey(as.TenantID, id)}}, nil
+}
+
+// recordPending records the media's pending objects and reserves their
+// announced sizes in one transaction, checking each against its tenant's
+// quota in turn: one that does not fit gets the quota error as its err
+// (and no object), the others go on.
+func (a *App) recordPending(ctx context.Context, media []*pendingMedia) error {
+	reserved := make([]int64, len(media))
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		quotas := map[uuid.UUID]*QuotaError{} // tenant → its quota and use; nil: no quota
+		for i, m := range media {
+			reserved[i], m.err = 0, nil
+			n := max(m.body.length, 0)
+			q, seen := quotas[m.as.TenantID]
+			if !seen && n > 0 {
+				t, err := tx.TenantGetByID(ctx, m.as.TenantID)
+				if err != nil {
+					return err
+				}
+				if t.QuotaBytes != nil {
+					u, err := tx.TenantUsage(ctx, t.ID, nil)
+					if err != nil {
+						return err
+					}
+					q = &QuotaError{UsedBytes: u.UsedBytes, ReservedBytes: u.ReservedBytes, QuotaBytes: *t.QuotaBytes}
+				}
+				quotas[m.as.TenantID] = q
+			}
+			if q != nil && q.UsedBytes+q.ReservedBytes+n > q.QuotaBytes {
+				refused := *q
+				refused.AddBytes = n
+				m.err = permanent("%v", &refused)
+				continue
+			}
+			if err := tx.ObjectInsertPending(ctx, m.object); err != nil {
+				return err
+			}
+			if n > 0 {
+				if err := tx.AssetReserve(ctx, m.as.ID, m.as.TenantID, n); err != nil {
+					return err
+				}
+				reserved[i] = n
+				if q != nil {
+					q.ReservedBytes += n
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, m := range media {
+		m.meter.reserved = reserved[i]
+	}
+	return nil
+}
+
+// storePending streams a recorded medium into the blob store. When it
+// fails, its reservation is given back and what it stored is removed (or
+// left to the garbage collector).
+func (a *App) storePending(ctx context.Context, m *pendingMedia) (_ fetched, err error) {
+	defer func() {
+		if err != nil {
+			a.unreserve(ctx, m.as, m.meter.reserved)
+		}
+	}()
+	m.meter.r = m.body.r
+	info, err := a.blob.Put(ctx, m.object.Key, m.meter)
+	if err == nil && m.body.length >= 0 && info.Size != m.body.length {
+		err = retryable(0, "the media download was cut short: got %d of %d bytes", info.Size, m.body.length)
 	}
 	if err != nil {
 		// The bytes are ours to remove; only if that fails is the object
 		// left for the garbage collector.
 		bg := context.WithoutCancel(ctx)
-		deleted := a.blob.Delete(bg, key) == nil
+		deleted := a.blob.Delete(bg, m.object.Key) == nil
 		_ = a.store.InTx(bg, func(tx *store.Tx) error {
 			if deleted {
-				return tx.ObjectDelete(bg, objectID)
+				return tx.ObjectDelete(bg, m.object.ID)
 			}
-			return tx.ObjectSetState(bg, objectID, store.ObjectGarbage, 0, "")
+			return tx.ObjectSetState(bg, m.object.ID, store.ObjectGarbage, 0, "")
 		})
 		var de *downloadError
 		switch {
@@ -262,7 +346,7 @@ func (a *App) fetchMedia(ctx context.Context, as store.Asset) (_ fetched, err er
 		}
 		return fetched{}, fmt.Errorf("app: store media: %w", err)
 	}
-	return fetched{objectID: objectID, sha256: info.SHA256, size: info.Size, mime: body.mime, reserved: meter.reserved}, nil
+	return fetched{objectID: m.object.ID, sha256: info.SHA256, size: info.Size, mime: m.body.mime, reserved: m.meter.reserved}, nil
 }
 
 // attachFetched attaches what fetchMedia stored to as in tx, reusing an
@@ -462,24 +546,11 @@ func (m *meter) Read(p []byte) (int, error) {
 
 // reserve adds n bytes to the asset's reservation when the tenant's quota
 // has room for them.
-func (m *meter) reserve(n int64) error { return m.reserveRecording(n, nil) }
-
-// reserveRecording is reserve that also records obj as a pending object
-// in the same transaction, even when n is 0.
-func (m *meter) reserveRecording(n int64, obj *store.Object) error {
-	if n <= 0 && obj == nil {
+func (m *meter) reserve(n int64) error {
+	if n <= 0 {
 		return nil
 	}
-	n = max(n, 0)
 	err := m.app.store.InTx(m.ctx, func(tx *store.Tx) error {
-		if obj != nil {
-			if err := tx.ObjectInsertPending(m.ctx, *obj); err != nil {
-				return err
-			}
-		}
-		if n == 0 {
-			return nil
-		}
 		t, err := tx.TenantGetByID(m.ctx, m.asset.TenantID)
 		if err != nil {
 			return err
@@ -524,15 +595,17 @@ func max64(a, b int64) int64 {
 }
 
 // A capture job downloads its photos itself, a few at a time, right after
-// staging them: a photo post then costs one job instead of one per photo
-// and one write transaction for all of them at the end. Videos, other
+// staging them: a photo post then costs one job instead of one per photo,
+// one write transaction recording a group's pending objects and
+// reservations, and one attaching all of them with the finalize. Videos, other
 // media and media read through an adapter's stream keep a download job
 // each, as a long download must not hold a capture worker. A photo the
 // capture job could not store (a retryable failure, the window running
 // out, shutdown, an error of our own) continues as a download job; a
 // permanent failure fails the asset as a download job would.
 
-// inlineParallel is how many of one capture's photos download at once.
+// inlineParallel is how many of one capture's photos download at once,
+// as one group.
 const inlineParallel = 4
 
 // inlineWindow is how long a capture job downloads; what is not stored by
@@ -554,16 +627,10 @@ func (a *App) downloadInline(ctx context.Context, captureID, tenantID uuid.UUID,
 	defer cancel()
 	got := make([]fetched, len(assets))
 	errs := make([]error, len(assets))
-	slots := make(chan struct{}, inlineParallel)
-	var wg sync.WaitGroup
-	for i, as := range assets {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			got[i], errs[i] = a.fetchMedia(window, as)
-		})
+	for from := 0; from < len(assets); from += inlineParallel {
+		group := assets[from:min(from+inlineParallel, len(assets))]
+		a.fetchGroup(window, group, got[from:], errs[from:])
 	}
-	wg.Wait()
 
 	ends := make([]*attempt, len(assets))
 	for i, as := range assets {
@@ -612,6 +679,47 @@ func (a *App) downloadInline(ctx context.Context, captureID, tenantID uuid.UUID,
 		}
 	}
 	return err
+}
+
+// fetchGroup fetches a few media at once, with one transaction recording
+// all their pending objects and reservations; got and errs receive each
+// one's result.
+func (a *App) fetchGroup(ctx context.Context, assets []store.Asset, got []fetched, errs []error) {
+	media := make([]*pendingMedia, len(assets))
+	var wg sync.WaitGroup
+	for i, as := range assets {
+		wg.Go(func() { media[i], errs[i] = a.openPending(ctx, as) })
+	}
+	wg.Wait()
+	var open []*pendingMedia
+	for _, m := range media {
+		if m != nil {
+			defer m.body.r.Close()
+			open = append(open, m)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	if err := a.recordPending(ctx, open); err != nil {
+		for i, m := range media {
+			if m != nil {
+				errs[i] = err
+			}
+		}
+		return
+	}
+	for i, m := range media {
+		if m == nil {
+			continue
+		}
+		if m.err != nil {
+			errs[i] = m.err
+			continue
+		}
+		wg.Go(func() { got[i], errs[i] = a.storePending(ctx, m) })
+	}
+	wg.Wait()
 }
 
 // handOverInline gives the capture's assets its job was downloading
