@@ -21,9 +21,11 @@ import (
 // searchIndexMarker starts the migration's backfill statement.
 const searchIndexMarker = "-- What is already archived.\n"
 
-// searchIndexSQL is the statement that indexes the revision $1: the
-// migration's backfill narrowed to one revision.
-func searchIndexSQL(d dialect) (string, error) {
+// searchIndexSQL is the statement that indexes the revisions $1 … $n:
+// the migration's backfill narrowed to them. On SQLite the revisions are
+// read first with their content as JSONB, so that the statement's many
+// JSON functions do not each parse the content's text again.
+func searchIndexSQL(d dialect, n int) (string, error) {
 	fs, name := sqliteMigrations, "migrations/sqlite/0010_search.sql"
 	if d.name() == "postgres" {
 		fs, name = postgresMigrations, "migrations/postgres/0011_search.sql"
@@ -39,13 +41,28 @@ func searchIndexSQL(d dialect) (string, error) {
 	}
 	s = strings.TrimSpace(s[i+len(searchIndexMarker):])
 	s = strings.TrimSuffix(s, ";")
-	return s + ` WHERE r.id = $1 ON CONFLICT (revision_id) DO NOTHING`, nil
+	marks := make([]string, n)
+	for i := range marks {
+		marks[i] = "$" + strconv.Itoa(i+1)
+	}
+	in := strings.Join(marks, ", ")
+	if d.name() == "postgres" {
+		return s + ` WHERE r.id IN (` + in + `) ON CONFLICT (revision_id) DO NOTHING`, nil
+	}
+	const from = "FROM revisions r"
+	if strings.Count(s, from) != 1 {
+		return "", fmt.Errorf("store: %s: the backfill statement should read %q once", name, from)
+	}
+	// WHERE true: SQLite needs a WHERE before an upsert's ON CONFLICT.
+	return `WITH picked AS MATERIALIZED (SELECT id, collection_id, data_scope, jsonb(content_json) AS content_json
+		FROM revisions WHERE id IN (` + in + `)) ` +
+		strings.Replace(s, from, "FROM picked r", 1) + ` WHERE true ON CONFLICT (revision_id) DO NOTHING`, nil
 }
 
 // SearchIndexRevision writes the search index row of a revision, in the
 // transaction that inserted it. Indexing it again does nothing.
 func (tx *Tx) SearchIndexRevision(ctx context.Context, revisionID uuid.UUID) error {
-	q, err := searchIndexSQL(tx.d)
+	q, err := searchIndexSQL(tx.d, 1)
 	if err != nil {
 		return err
 	}
@@ -60,20 +77,18 @@ func (tx *Tx) SearchIndexRevision(ctx context.Context, revisionID uuid.UUID) err
 // transaction, so one row a statement would write one index segment for
 // each revision.
 func (tx *Tx) SearchIndexRevisions(ctx context.Context, ids []uuid.UUID) error {
-	q, err := searchIndexSQL(tx.d)
-	if err != nil {
-		return err
-	}
-	base := strings.TrimSuffix(q, ` WHERE r.id = $1 ON CONFLICT (revision_id) DO NOTHING`)
 	const chunk = 500
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
-		marks := make([]string, len(part))
+		q, err := searchIndexSQL(tx.d, len(part))
+		if err != nil {
+			return err
+		}
 		args := make([]any, len(part))
 		for i, id := range part {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+			args[i] = id
 		}
-		if _, err := tx.tx.ExecContext(ctx, base+` WHERE r.id IN (`+strings.Join(marks, ", ")+`) ON CONFLICT (revision_id) DO NOTHING`, args...); err != nil {
+		if _, err := tx.tx.ExecContext(ctx, q, args...); err != nil {
 			return wrap(tx.d, "index revisions for search", err)
 		}
 	}
