@@ -32,7 +32,8 @@ type EntityVersion struct {
 
 // EntityUpsertVersion finds or creates the entity and its version with the
 // given content hash, makes that version the entity's latest, and returns
-// both ids.
+// both ids. The entity's updated_at is when its latest version last
+// changed.
 func (tx *Tx) EntityUpsertVersion(ctx context.Context, e Entity, v EntityVersion) (entityID, versionID uuid.UUID, err error) {
 	at := tx.now()
 	// Each insert returns the row's id whether it inserted it or found it:
@@ -54,8 +55,11 @@ func (tx *Tx) EntityUpsertVersion(ctx context.Context, e Entity, v EntityVersion
 		uuid.Must(uuid.NewV7()), entityID, e.DataScope, string(v.Data), string(v.Schema), v.ContentHash, at).Scan(&versionID); err != nil {
 		return uuid.Nil, uuid.Nil, wrap(tx.d, "insert entity version", err)
 	}
+	// An entity seen again as it was (an author across their posts) is
+	// left as it is: no row to write.
 	_, err = tx.tx.ExecContext(ctx,
-		`UPDATE entities SET latest_version_id = $2, updated_at = $3 WHERE id = $1`, entityID, versionID, at)
+		`UPDATE entities SET latest_version_id = $2, updated_at = $3 WHERE id = $1 AND latest_version_id IS DISTINCT FROM $2`,
+		entityID, versionID, at)
 	return entityID, versionID, wrap(tx.d, "set latest entity version", err)
 }
 
