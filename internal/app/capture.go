@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -234,6 +235,12 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 	}
 	desc, _ := a.adapters.Get(c.AdapterID)
 	st := stagedFrom(resp, desc)
+	// The job finalizes from st only when it is what the capture's copy
+	// reads back as.
+	known := &st
+	if !a.store.StagedAsWritten() {
+		known = nil
+	}
 	body, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("app: stage capture: %w", err)
@@ -330,12 +337,12 @@ func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Coll
 			}
 		}
 		if len(downloads) == 0 && len(inline) == 0 {
-			return a.finalizeInline(ctx, tx, c.ID, c.TenantID)
+			return a.finalizeInline(ctx, tx, c.ID, c.TenantID, known)
 		}
 		return nil
 	})
 	if err == nil && len(inline) > 0 {
-		return a.downloadInline(ctx, c.ID, c.TenantID, inline)
+		return a.downloadInline(ctx, c.ID, c.TenantID, known, inline)
 	}
 	if errors.Is(err, errCanonicalBusy) {
 		// The canonical collection is being captured right now: fetch
@@ -379,7 +386,7 @@ func stagedFrom(resp *adapterv1.FetchResponse, desc *adapterapi.Adapter) staged 
 	}
 	for _, e := range resp.GetGraph().GetEntities() {
 		se := stagedEntity{Key: e.GetKey(), Type: e.GetType(), ExternalID: e.GetExternalId(),
-			Data: json.RawMessage(e.GetDataJson()), Schema: schemas[e.GetType()]}
+			Data: stagedData(e.GetDataJson()), Schema: schemas[e.GetType()]}
 		for _, i := range e.GetResourceIndexes() {
 			se.Resources = append(se.Resources, int(i))
 		}
@@ -392,6 +399,21 @@ func stagedFrom(resp *adapterv1.FetchResponse, desc *adapterapi.Adapter) staged 
 		st.Related = append(st.Related, stagedTarget{URL: rt.GetUrl(), RefreshAfterSeconds: rt.GetRefreshAfterSeconds()})
 	}
 	return st
+}
+
+// stagedData is an entity's data in the form the staged content keeps it
+// once encoded and read back (compact, with <, > and & escaped), so that
+// a capture finalized from the staged content it has at hand writes the
+// same bytes as one finalized from the stored copy. Data that is not
+// JSON stays as it is, for encoding the staged content to refuse.
+func stagedData(raw string) json.RawMessage {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(raw)); err != nil {
+		return json.RawMessage(raw)
+	}
+	var out bytes.Buffer
+	json.HTMLEscape(&out, compact.Bytes())
+	return out.Bytes()
 }
 
 // mediaKind names a protocol media kind the way the store and API do.

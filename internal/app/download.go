@@ -473,6 +473,12 @@ func streamError(err error) error {
 // afterAsset starts finalizing once every asset of the capture is
 // terminal. Only the transaction that ends the last asset sees that.
 func (a *App) afterAsset(ctx context.Context, tx *store.Tx, captureID, tenantID uuid.UUID) error {
+	return a.afterAssetStaged(ctx, tx, captureID, tenantID, nil)
+}
+
+// afterAssetStaged is afterAsset given the capture's staged content (nil:
+// finalize reads it from the capture).
+func (a *App) afterAssetStaged(ctx context.Context, tx *store.Tx, captureID, tenantID uuid.UUID, st *staged) error {
 	if err := tx.CaptureLock(ctx, captureID); err != nil {
 		return err
 	}
@@ -480,7 +486,7 @@ func (a *App) afterAsset(ctx context.Context, tx *store.Tx, captureID, tenantID 
 	if err != nil || n > 0 {
 		return err
 	}
-	return a.finalizeInline(ctx, tx, captureID, tenantID)
+	return a.finalizeInline(ctx, tx, captureID, tenantID, st)
 }
 
 // mediaStatusError classifies a media host's answer received at now.
@@ -621,8 +627,8 @@ func downloadsInline(as store.Asset) bool {
 // downloadInline downloads the capture's own assets (in state
 // downloading), then in one transaction attaches what was stored, records
 // what failed, hands the rest to download jobs and finalizes the capture
-// when nothing is left.
-func (a *App) downloadInline(ctx context.Context, captureID, tenantID uuid.UUID, assets []store.Asset) error {
+// when nothing is left, from st, the content the job staged.
+func (a *App) downloadInline(ctx context.Context, captureID, tenantID uuid.UUID, st *staged, assets []store.Asset) error {
 	window, cancel := context.WithTimeout(ctx, inlineWindow)
 	defer cancel()
 	got := make([]fetched, len(assets))
@@ -669,7 +675,7 @@ func (a *App) downloadInline(ctx context.Context, captureID, tenantID uuid.UUID,
 		if len(jobs) > 0 {
 			return a.insertJobs(bg, tx, jobs)
 		}
-		return a.afterAsset(bg, tx, captureID, tenantID)
+		return a.afterAssetStaged(bg, tx, captureID, tenantID, st)
 	})
 	if err != nil {
 		for i, as := range assets {

@@ -33,16 +33,17 @@ func (w *finalizeWorker) Work(ctx context.Context, job *river.Job[queue.Finalize
 // the capture ends, reservations go back and submissions become
 // deliverable.
 func (a *App) runFinalize(ctx context.Context, id uuid.UUID) error {
-	return a.store.InTx(ctx, func(tx *store.Tx) error { return a.finalize(ctx, tx, id) })
+	return a.store.InTx(ctx, func(tx *store.Tx) error { return a.finalize(ctx, tx, id, nil) })
 }
 
 // finalizeInline finalizes capture id in tx, the transaction that ended
 // its last asset, instead of queueing a finalize job: one job less per
 // capture. When finalizing fails, what it wrote is undone and a finalize
 // job is queued instead, so the asset's own result still commits and the
-// job retries the finalize as before.
-func (a *App) finalizeInline(ctx context.Context, tx *store.Tx, captureID, tenantID uuid.UUID) error {
-	err := tx.Savepoint(ctx, func() error { return a.finalize(ctx, tx, captureID) })
+// job retries the finalize as before. st is the capture's staged content
+// when the caller has it at hand, else nil.
+func (a *App) finalizeInline(ctx context.Context, tx *store.Tx, captureID, tenantID uuid.UUID, st *staged) error {
+	err := tx.Savepoint(ctx, func() error { return a.finalize(ctx, tx, captureID, st) })
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
@@ -51,8 +52,10 @@ func (a *App) finalizeInline(ctx context.Context, tx *store.Tx, captureID, tenan
 	return a.insertJob(ctx, tx, queue.FinalizeArgs{CaptureID: captureID, TenantID: tenantID})
 }
 
-// finalize is runFinalize's work in tx.
-func (a *App) finalize(ctx context.Context, tx *store.Tx, id uuid.UUID) error {
+// finalize is runFinalize's work in tx. known is the capture's staged
+// content when the caller has it decoded (the capture job that staged it),
+// else nil: it is read from the capture.
+func (a *App) finalize(ctx context.Context, tx *store.Tx, id uuid.UUID, known *staged) error {
 	if err := tx.CaptureLock(ctx, id); err != nil {
 		return err
 	}
@@ -81,7 +84,9 @@ func (a *App) finalize(ctx context.Context, tx *store.Tx, id uuid.UUID) error {
 		return err
 	}
 	var st staged
-	if err := json.Unmarshal(c.Staged, &st); err != nil {
+	if known != nil {
+		st = *known
+	} else if err := json.Unmarshal(c.Staged, &st); err != nil {
 		return fmt.Errorf("app: finalize %s: staged content: %w", id, err)
 	}
 	content, err := encodeContent(buildContent(st, coll, assets))

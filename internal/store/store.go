@@ -129,6 +129,12 @@ type Tx struct {
 	afterCommit []func()
 }
 
+// StagedAsWritten reports whether a capture's staged content reads back
+// byte for byte as it was written: SQLite keeps it as text, PostgreSQL as
+// jsonb, which orders an object's keys its own way (and a revision's
+// content is built from what reads back).
+func (s *Store) StagedAsWritten() bool { return s.d.name() == "sqlite" }
+
 // AfterCommit runs fn once this transaction has committed, and never when
 // it rolls back: for signals that must not fire before other connections
 // can see the change.
