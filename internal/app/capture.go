@@ -223,7 +223,8 @@ func (a *App) captureFailed(ctx context.Context, c store.Capture, ferr error) er
 }
 
 // stageCapture keeps what the adapter returned: staged content, raw
-// responses and one asset per media, with a download job for each.
+// responses and one asset per media. The job then downloads the photos
+// itself (downloadInline); every other medium gets a download job.
 func (a *App) stageCapture(ctx context.Context, c store.Capture, coll store.Collection, resp *adapterv1.FetchResponse) error {
 	var total int
 	for _, sr := range resp.GetSourceResponses() {
