@@ -67,3 +67,32 @@ func TestPhotoRetryWaitsForTheMediaHost(t *testing.T) {
 	require.Equal(t, 5, media, "four media files, one of them asked twice")
 	require.Equal(t, 1, downloadJobs(t, p), "the refused photo went on as a download job")
 }
+
+// A photo the media host says is gone (404) is not asked for again: the
+// capture ends partial with the host's answer, the other photo is kept,
+// nothing stays reserved and the error log says which medium failed.
+func TestPhotoGoneFailsOnceAndIsLogged(t *testing.T) {
+	t.Parallel()
+	p := newPipeline(t, "sqlite", testLimits())
+	ctx := context.Background()
+	alice := p.tenant(t, "alice", nil)
+	const gone = "/media/pbs.twimg.com/media/GwQx7fHa0AEzY9k.jpg"
+	p.fx.FailMediaPath(gone, 404)
+	res, c := p.capture(t, alice, photosPost)
+	require.Equal(t, app.StatePartial, c.State)
+	require.Contains(t, c.Error, "1 of 4 media files could not be stored: #2 (image): the media host answered 404 Not Found")
+	require.Equal(t, 1, p.fx.Hits(gone), "a permanent answer is not retried")
+	require.Zero(t, downloadJobs(t, p))
+	coll, err := p.app.Collection(ctx, alice, res.CollectionID)
+	require.NoError(t, err)
+	require.Len(t, coll.Media, 1, "the other photo is stored")
+	u, err := p.app.Usage(ctx, alice)
+	require.NoError(t, err)
+	require.Zero(t, u.ReservedBytes)
+	logs, err := p.app.ErrorLogs(ctx, app.SourceDownload, 10)
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	require.Equal(t, "media download failed", logs[0].Message)
+	require.Contains(t, logs[0].Detail, "404 Not Found")
+	require.Equal(t, c.ID, *logs[0].CaptureID)
+}
