@@ -17,14 +17,7 @@ import (
 // minute rather than River's hour. The time it took is logged.
 func TestServeKilledMidCaptureRecovers(t *testing.T) {
 	t.Parallel()
-	fx := testkit.NewFxTwitter(t)
-	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL()}
-	allowFakeMedia(t, env)
-	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
-	require.Equal(t, 0, code, errOut)
-	out, errOut, code := cli(t, env, "admin", "token", "create", "--tenant", "alice")
-	require.Equal(t, 0, code, errOut)
-	token := strings.TrimSpace(out)
+	fx, env, token := killSetup(t)
 
 	first := startProcess(t, env, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
 	fx.Delay(time.Hour) // the upstream holds every request
@@ -61,14 +54,7 @@ func TestServeKilledMidCaptureRecovers(t *testing.T) {
 // the capture completes with both photos.
 func TestServeKilledMidDownloadRecovers(t *testing.T) {
 	t.Parallel()
-	fx := testkit.NewFxTwitter(t)
-	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL()}
-	allowFakeMedia(t, env)
-	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
-	require.Equal(t, 0, code, errOut)
-	out, errOut, code := cli(t, env, "admin", "token", "create", "--tenant", "alice")
-	require.Equal(t, 0, code, errOut)
-	token := strings.TrimSpace(out)
+	fx, env, token := killSetup(t)
 
 	first := startProcess(t, env, "monitor is serving", "http", "serve", "--http-addr", "127.0.0.1:0")
 	fx.DelayMedia(time.Hour) // the media host holds every request
@@ -93,4 +79,18 @@ func TestServeKilledMidDownloadRecovers(t *testing.T) {
 	require.Equal(t, "complete", got["state"], "the killed process's capture ends complete:\n%s", second.logText())
 	coll := alice.json("GET", "/v1/collections/"+got["collection_id"].(string), nil)
 	require.Len(t, coll["media"], 2, "both photos are stored")
+}
+
+// killSetup is a data dir with the tenant alice, whose token it returns,
+// and the fake FxTwitter its processes fetch from.
+func killSetup(t *testing.T) (*testkit.FxTwitter, map[string]string, string) {
+	t.Helper()
+	fx := testkit.NewFxTwitter(t)
+	env := map[string]string{"MONITOR_DATA_DIR": t.TempDir(), "MONITOR_FXTWITTER_URL": fx.URL()}
+	allowFakeMedia(t, env)
+	_, errOut, code := cli(t, env, "admin", "tenant", "create", "alice")
+	require.Equal(t, 0, code, errOut)
+	out, errOut, code := cli(t, env, "admin", "token", "create", "--tenant", "alice")
+	require.Equal(t, 0, code, errOut)
+	return fx, env, strings.TrimSpace(out)
 }
