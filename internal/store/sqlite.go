@@ -185,6 +185,7 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
+	writeConn.uncancelled = true
 	write := sql.OpenDB(writeConn)
 	// One writer: SQLite serializes writes anyway, and a single connection
 	// turns lock contention into an orderly queue in database/sql.
@@ -209,7 +210,7 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*Store, err
 		_ = read.Close()
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
-	s := &Store{d: sqliteDialect{}, write: write, read: read, log: log, clock: time.Now, changes: newChangeWatch(sql.OpenDB(watch))}
+	s := &Store{d: sqliteDialect{}, write: write, read: read, log: log, clock: time.Now, changes: newChangeWatch(sql.OpenDB(watch)), group: newTxGroup()}
 	// The first statement on a connection applies the pragmas; touching the
 	// schema surfaces "not a database" and permission problems now, not later.
 	if _, err := write.ExecContext(ctx, "SELECT count(*) FROM sqlite_schema"); err != nil {

@@ -22,14 +22,22 @@ import (
 const stmtCacheSize = 512
 
 // sqliteConnector opens SQLite connections that keep their statements.
-type sqliteConnector struct{ driver.Connector }
+// uncancelled connections run every statement to its end even when its
+// context is cancelled: SQLite rolls the whole transaction back when a
+// write is interrupted, and the writer's transaction holds other callers'
+// changes too (txgroup.go). database/sql still refuses to start a
+// statement on a cancelled context.
+type sqliteConnector struct {
+	driver.Connector
+	uncancelled bool
+}
 
 func newSQLiteConnector(dsn string) (sqliteConnector, error) {
 	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return sqliteConnector{}, err
 	}
-	return sqliteConnector{base}, nil
+	return sqliteConnector{Connector: base}, nil
 }
 
 func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -41,7 +49,7 @@ func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if !ok {
 		return conn, nil // a driver without what the cache needs: unkept statements
 	}
-	return &stmtConn{sqliteConn: inner, kept: map[string]*list.Element{}, order: list.New()}, nil
+	return &stmtConn{sqliteConn: inner, kept: map[string]*list.Element{}, order: list.New(), uncancelled: c.uncancelled}, nil
 }
 
 // sqliteConn is what the driver's connection offers and the pool uses.
@@ -77,8 +85,17 @@ type sqliteRows interface {
 // connection to one caller at a time, so it needs no lock of its own.
 type stmtConn struct {
 	sqliteConn
-	kept  map[string]*list.Element // query → element of order holding a *keptStmt
-	order *list.List               // most recently used first
+	kept        map[string]*list.Element // query → element of order holding a *keptStmt
+	order       *list.List               // most recently used first
+	uncancelled bool                     // see sqliteConnector
+}
+
+// stmtContext is the context a statement runs with.
+func (c *stmtConn) stmtContext(ctx context.Context) context.Context {
+	if c.uncancelled {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // keptStmt is one prepared statement. busy is set while rows read from it:
@@ -128,6 +145,7 @@ func (c *stmtConn) take(ctx context.Context, query string) (*keptStmt, error) {
 }
 
 func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	ctx = c.stmtContext(ctx)
 	k, err := c.take(ctx, query)
 	if err != nil {
 		return nil, err
@@ -139,6 +157,7 @@ func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.
 }
 
 func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	ctx = c.stmtContext(ctx)
 	k, err := c.take(ctx, query)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,9 @@ type Store struct {
 	searchDrive int
 	// changes reports commits (changes.go); nil on PostgreSQL.
 	changes *changeWatch
+	// group commits queued write transactions together (txgroup.go); nil
+	// on PostgreSQL, whose transactions run side by side.
+	group *txGroup
 }
 
 // querier is what both a pool and a transaction offer.
@@ -167,6 +170,9 @@ func (tx *Tx) SQL() *sql.Tx { return tx.tx }
 // SQLite the transaction takes the write lock at BEGIN, so two transactions
 // never deadlock on upgrade. Remote calls (HTTP, gRPC, S3) never belong in fn.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	if s.group != nil {
+		return s.inGroup(ctx, fn)
+	}
 	sqlTx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
