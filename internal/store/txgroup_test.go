@@ -54,6 +54,11 @@ func (f groupFixture) committed(t *testing.T) []string {
 // hold starts a caller whose function inserts name and then waits until
 // want others queue behind it. It returns the caller's result.
 func (f groupFixture) hold(t *testing.T, name string, want int32) <-chan error {
+	return f.holdThen(t, name, want, nil)
+}
+
+// holdThen is hold with the function ending in ends.
+func (f groupFixture) holdThen(t *testing.T, name string, want int32, ends error) <-chan error {
 	t.Helper()
 	done := make(chan error, 1)
 	inside := make(chan struct{})
@@ -66,7 +71,7 @@ func (f groupFixture) hold(t *testing.T, name string, want int32) <-chan error {
 			for f.st.group.waiting.Load() < want {
 				time.Sleep(time.Millisecond)
 			}
-			return nil
+			return ends
 		})
 	}()
 	<-inside
@@ -188,4 +193,26 @@ func TestGroupLostTransactionFailsEveryCaller(t *testing.T) {
 
 	require.NoError(t, f.st.InTx(ctx, func(tx *Tx) error { return f.insert(ctx, tx, "after") }))
 	require.Equal(t, []string{"after"}, f.committed(t))
+}
+
+// TestGroupFirstFailingRollsBackAlone: the first function of a group runs
+// without a savepoint; when it fails, only its write is gone and the
+// callers queued behind it commit in a transaction of their own.
+func TestGroupFirstFailingRollsBackAlone(t *testing.T) {
+	t.Parallel()
+	f := newGroupFixture(t)
+	ctx := context.Background()
+	refused := errors.New("a is refused")
+	first := f.holdThen(t, "a", 2, refused)
+
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, name := range []string{"b", "c"} {
+		wg.Go(func() { errs[i] = f.st.InTx(ctx, func(tx *Tx) error { return f.insert(ctx, tx, name) }) })
+	}
+	require.ErrorIs(t, <-first, refused)
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	require.Equal(t, []string{"b", "c"}, f.committed(t))
 }
