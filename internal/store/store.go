@@ -168,7 +168,8 @@ func (tx *Tx) SQL() *sql.Tx { return tx.tx }
 
 // InTx runs fn in a write transaction and commits when fn returns nil. On
 // SQLite the transaction takes the write lock at BEGIN, so two transactions
-// never deadlock on upgrade. Remote calls (HTTP, gRPC, S3) never belong in fn.
+// never deadlock on upgrade, and callers queued for the writer share one
+// commit (txgroup.go). Remote calls (HTTP, gRPC, S3) never belong in fn.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if s.group != nil {
 		return s.inGroup(ctx, fn)
